@@ -1,0 +1,127 @@
+/**
+ * `flagwire-server`: the reference server's command line (`docs/protocol.md` §7).
+ * Prints the keys, then `flagwire-server listening on http://HOST:PORT` once ready;
+ * exits 0 on SIGINT/SIGTERM after closing streams and flushing the store, 1 on a bad
+ * flag, a malformed config or a port in use.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { parseConfig } from './config.js';
+import type { StartServerOptions } from './options.js';
+import { startServer } from './start-server.js';
+
+const USAGE = `Usage: flagwire-server [options]
+
+  --port PORT              TCP port (default 8787; 0 picks a free one)
+  --host HOST              interface to listen on (default 127.0.0.1)
+  --config FILE            JSON file of projects, environments, API keys and seed flags
+  --data DIR               durable data directory (default ./.flagwire)
+  --memory                 keep everything in memory instead
+  --ping-interval SECONDS  interval of stream pings (default 15)
+  -h, --help               show this help`;
+
+class UsageError extends Error {}
+
+function fail(message: string): never {
+  process.stderr.write(`flagwire-server: ${message}\n`);
+  process.exit(1);
+}
+
+function number(name: string, text: string | undefined, check: (n: number) => boolean): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === '' || !check(value)) throw new UsageError(`invalid --${name} ${JSON.stringify(text)}`);
+  return value;
+}
+
+function parse(argv: string[]): StartServerOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      config: { type: 'string' },
+      data: { type: 'string' },
+      memory: { type: 'boolean' },
+      'ping-interval': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return undefined;
+  if (values.memory && values.data !== undefined)
+    throw new UsageError('give either --data DIR or --memory, not both');
+  const options: StartServerOptions = {
+    port: number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 8787,
+    host: values.host ?? '127.0.0.1',
+  };
+  if (values.memory) options.memory = true;
+  else options.dataDir = values.data ?? './.flagwire';
+  const ping = number('ping-interval', values['ping-interval'], (n) => Number.isFinite(n) && n > 0);
+  if (ping !== undefined) options.pingIntervalMs = ping * 1000;
+  if (values.config !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(values.config, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read config ${values.config}: ${(error as Error).message}`);
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (error) {
+      throw new UsageError(`config ${values.config} is not valid JSON: ${(error as Error).message}`);
+    }
+    try {
+      options.config = parseConfig(raw);
+    } catch (error) {
+      throw new UsageError(`config ${values.config}: ${(error as Error).message}`);
+    }
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: StartServerOptions | undefined;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  if (!options) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(options);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const lines = [
+    `storage: ${options.dataDir ? `${options.dataDir} (durable)` : 'in memory (nothing is kept)'}`,
+  ];
+  for (const key of server.keys) {
+    lines.push(
+      `${key.project}/${key.environment} ${key.access === 'full' ? 'full-access' : 'read-only  '} key: ${key.key}`,
+    );
+  }
+  lines.push(`management API: ${server.url}/api/v1`);
+  process.stdout.write(`${lines.join('\n')}\nflagwire-server listening on ${server.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stderr.write(`flagwire-server: ${signal}, shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+void main();

@@ -1,0 +1,47 @@
+/**
+ * The one error type handlers throw: it becomes the JSON body `{error, message}` with
+ * its HTTP status (`docs/protocol.md` §4). Anything else thrown is a bug and is
+ * answered 500 `INTERNAL_ERROR` without internals.
+ */
+export type ApiErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'INVALID_JSON'
+  | 'VALIDATION_ERROR'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'BAD_REQUEST'
+  | 'REQUEST_TIMEOUT'
+  | 'HEADERS_TOO_LARGE'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL_ERROR';
+
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: ApiErrorCode;
+  /** Extra response headers, e.g. `Allow` on 405. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, code: ApiErrorCode, message: string, headers?: Record<string, string>) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+/** The generic 401 message: it never says whether a key exists. */
+export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key: send "Authorization: Bearer <API_KEY>"';
+
+export const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
+export const forbidden = (what: string) =>
+  new ApiError(403, 'FORBIDDEN', `this API key is read-only and cannot ${what}; use a key with full access`);
+export const flagNotFound = (key: string) =>
+  new ApiError(404, 'NOT_FOUND', `flag ${JSON.stringify(key)} not found`);
+export const webhookNotFound = (id: string) =>
+  new ApiError(404, 'NOT_FOUND', `webhook ${JSON.stringify(id)} not found`);
+export const validationError = (message: string) => new ApiError(400, 'VALIDATION_ERROR', message);

@@ -1,0 +1,91 @@
+/**
+ * The request pipeline: route (404) → CORS preflight → auth (401) → method (405 with
+ * `Allow`) → access level (403) → body (413/415/400) → handler. Whatever goes wrong
+ * becomes a JSON error; nothing a client sends can throw past this function
+ * (`docs/protocol.md` §4).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, forbidden, unauthorized } from '../errors.js';
+import type { KeyRing } from './auth.js';
+import { readJsonBody } from './body.js';
+import { CORS_HEADERS, sendEmpty, sendError } from './respond.js';
+import { matchRoute, type Route, splitTarget } from './router.js';
+
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+const PREFLIGHT_HEADERS = {
+  ...CORS_HEADERS,
+  'access-control-allow-headers': 'Authorization, Content-Type, Last-Event-ID, If-None-Match, Cache-Control',
+  'access-control-max-age': '86400',
+};
+
+function notFoundRoute(path: string): ApiError {
+  const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+  return new ApiError(404, 'NOT_FOUND', `no route for ${JSON.stringify(shown)}; the API lives under /api/v1`);
+}
+
+export function createRequestHandler(
+  routes: readonly Route[],
+  keys: KeyRing,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = splitTarget(req.url);
+    if (!target) throw notFoundRoute(req.url ?? '');
+    const match = matchRoute(routes, target.path);
+    if (!match) throw notFoundRoute(target.path);
+    const { route, params } = match;
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') {
+      sendEmpty(res, 204, {
+        ...PREFLIGHT_HEADERS,
+        allow: route.allow,
+        'access-control-allow-methods': route.allow,
+      });
+      return;
+    }
+    const grant = keys.authenticate(req.headers.authorization);
+    if (!grant) throw unauthorized();
+    const spec = route.methods[method === 'HEAD' ? 'GET' : method];
+    if (!spec) {
+      throw new ApiError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${method} is not allowed on ${target.path}; allowed: ${route.allow}`,
+        {
+          allow: route.allow,
+        },
+      );
+    }
+    if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
+    const body = spec.body ? await readJsonBody(req) : undefined;
+    if (spec.body && body === undefined) {
+      throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
+    }
+    await spec.handler({ req, res, grant, params, body, query: target.query });
+  }
+
+  return (req, res) => {
+    req.on('error', () => {});
+    res.on('error', () => {});
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof ApiError) {
+        // A body we refused to read would otherwise keep the connection busy.
+        sendError(res, error, !req.complete);
+        return;
+      }
+      logger.error(
+        `internal error on ${req.method} ${splitTarget(req.url)?.path ?? ''}: ${(error as Error)?.stack ?? error}`,
+      );
+      sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'internal server error'));
+    });
+  };
+}

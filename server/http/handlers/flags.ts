@@ -1,0 +1,58 @@
+/** `/flags` and `/flags/:key` (`docs/protocol.md` §3.1). */
+import { validateCreateFlag, validateUpdateFlag } from '../../../src/core/validation.js';
+import { validationError } from '../../errors.js';
+import type { FlagService } from '../../state/service.js';
+import { sendEmpty, sendJson } from '../respond.js';
+import { defineRoute, type Route } from '../router.js';
+
+export function flagRoutes(service: FlagService): Route[] {
+  return [
+    defineRoute('flags', {
+      GET: {
+        readOnly: true,
+        body: false,
+        action: 'list flags',
+        handler: async ({ res, grant }) => sendJson(res, 200, await service.listFlags(grant.env)),
+      },
+      POST: {
+        readOnly: false,
+        body: true,
+        action: 'create flags',
+        handler: async ({ res, grant, body }) => {
+          const input = validateCreateFlag(body);
+          if (!input.ok) throw validationError(input.message);
+          sendJson(res, 201, await service.createFlag(grant.env, input.value));
+        },
+      },
+    }),
+    defineRoute('flags/:key', {
+      GET: {
+        readOnly: true,
+        body: false,
+        action: 'read flags',
+        handler: async ({ res, grant, params }) =>
+          sendJson(res, 200, await service.getFlag(grant.env, params.key!)),
+      },
+      PATCH: {
+        readOnly: false,
+        body: true,
+        action: 'update flags',
+        handler: async ({ res, grant, params, body }) => {
+          const flag = service.requireFlag(grant.env, params.key!);
+          const patch = validateUpdateFlag(body, flag.type);
+          if (!patch.ok) throw validationError(patch.message);
+          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patch.value));
+        },
+      },
+      DELETE: {
+        readOnly: false,
+        body: false,
+        action: 'delete flags',
+        handler: async ({ res, grant, params }) => {
+          await service.deleteFlag(grant.env, params.key!);
+          sendEmpty(res, 204);
+        },
+      },
+    }),
+  ];
+}

@@ -1,0 +1,54 @@
+/** The SDK endpoints: `GET /sdk/flags` and the event stream (`docs/protocol.md` §5). */
+import type { StreamHub } from '../../stream/hub.js';
+import { sendBytes, sendEmpty } from '../respond.js';
+import { defineRoute, type RequestContext, type Route } from '../router.js';
+
+/** Whether an `If-None-Match` header names `etag` (or is `*`). */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => {
+    const t = tag.trim();
+    return t === etag || t === `W/${etag}`;
+  });
+}
+
+/** `Last-Event-ID` header, or the `lastEventId` query parameter for clients that cannot set headers. */
+function lastEventIdOf(ctx: RequestContext): string | undefined {
+  const header = ctx.req.headers['last-event-id'];
+  if (typeof header === 'string' && header.length > 0) return header.trim();
+  if (ctx.query) {
+    const fromQuery = new URLSearchParams(ctx.query).get('lastEventId');
+    if (fromQuery) return fromQuery;
+  }
+  return undefined;
+}
+
+export function sdkRoutes(hub: StreamHub): Route[] {
+  const flags = defineRoute(
+    'sdk/flags',
+    {
+      GET: {
+        readOnly: true,
+        body: false,
+        action: 'read flags',
+        handler: ({ req, res, grant }) => {
+          const { body, etag } = hub.view(grant.env).snapshot();
+          const headers = { etag, 'cache-control': 'no-cache', vary: 'Authorization' };
+          if (matchesEtag(req.headers['if-none-match'], etag)) sendEmpty(res, 304, headers);
+          else sendBytes(res, 200, body, headers);
+        },
+      },
+    },
+    true,
+  );
+  const stream = {
+    GET: {
+      readOnly: true,
+      body: false,
+      action: 'read flags',
+      handler: (ctx: RequestContext) => hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx)),
+    },
+  };
+  return [flags, defineRoute('sdk/events', stream, true), defineRoute('sdk/stream', stream, true)];
+}

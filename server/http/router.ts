@@ -1,0 +1,116 @@
+/**
+ * Path matching for the route table. Paths are split once into decoded segments; a
+ * pattern segment starting with `:` captures. The management API lives under
+ * `/api/v1`; the SDK routes answer there and at the root (`docs/protocol.md` §1).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Grant } from './auth.js';
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  grant: Grant;
+  params: Record<string, string>;
+  /** Parsed JSON body, for methods declared with `body: true`. */
+  body: unknown;
+  /** The query string, without `?` (empty when none). */
+  query: string;
+}
+
+export interface MethodSpec {
+  handler: (ctx: RequestContext) => Promise<void> | void;
+  /** Whether a read-only key may call it. */
+  readOnly: boolean;
+  /** Whether the method takes a JSON body. */
+  body: boolean;
+  /** For the 403 message: "cannot <action>". */
+  action: string;
+}
+
+export interface Route {
+  pattern: string;
+  segments: string[];
+  /** Available at the root too, not only under `/api/v1` (the SDK routes). */
+  root: boolean;
+  methods: Partial<Record<string, MethodSpec>>;
+  /** Value of the `Allow` header. */
+  allow: string;
+}
+
+export function defineRoute(
+  pattern: string,
+  methods: Partial<Record<string, MethodSpec>>,
+  root = false,
+): Route {
+  const names = Object.keys(methods);
+  if (names.includes('GET')) names.push('HEAD');
+  names.push('OPTIONS');
+  return { pattern, segments: pattern.split('/').filter(Boolean), root, methods, allow: names.join(', ') };
+}
+
+const API_PREFIX = '/api/v1/';
+
+/** Splits a request target into path and query; `undefined` for targets that are no path. */
+export function splitTarget(url: string | undefined): { path: string; query: string } | undefined {
+  if (!url) return undefined;
+  let target = url;
+  if (!target.startsWith('/')) {
+    // absolute-form (`http://host/path`), as proxies send it
+    const match = /^https?:\/\/[^/?#]*(.*)$/i.exec(target);
+    if (!match) return undefined;
+    target = match[1] || '/';
+  }
+  const hash = target.indexOf('#');
+  if (hash >= 0) target = target.slice(0, hash);
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export function matchRoute(
+  routes: readonly Route[],
+  path: string,
+): { route: Route; params: Record<string, string> } | undefined {
+  let rest: string;
+  let underApi: boolean;
+  if (path.startsWith(API_PREFIX)) {
+    rest = path.slice(API_PREFIX.length);
+    underApi = true;
+  } else {
+    rest = path;
+    underApi = false;
+  }
+  const segments = rest.split('/');
+  if (segments[0] === '') segments.shift();
+  if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+  for (const route of routes) {
+    if (!underApi && !route.root) continue;
+    if (route.segments.length !== segments.length) continue;
+    let params: Record<string, string> | undefined;
+    let ok = true;
+    for (let i = 0; i < segments.length; i++) {
+      const want = route.segments[i]!;
+      const got = segments[i]!;
+      if (want.startsWith(':')) {
+        if (got === '') {
+          ok = false;
+          break;
+        }
+        params ??= {};
+        params[want.slice(1)] = decode(got);
+      } else if (want !== got) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) return { route, params: params ?? {} };
+  }
+  return undefined;
+}

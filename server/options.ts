@@ -1,0 +1,123 @@
+/**
+ * Options of `startServer()`, with every default resolved in one place.
+ * The CLI maps its flags onto these (`docs/protocol.md` §7).
+ */
+import type { FlagwireConfig } from './config.js';
+import type { Logger } from './http/app.js';
+
+export interface StartServerOptions {
+  /**
+   * TCP port; 0 picks a free one (read it from `server.url`).
+   * @default 0
+   */
+  port?: number;
+  /**
+   * Interface to listen on.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /**
+   * Projects, environments, API keys and seed flags. Without it the server uses (and on
+   * first start creates) project `default`, environment `development`, with one full and
+   * one read-only key.
+   */
+  config?: FlagwireConfig;
+  /**
+   * Directory of the durable store. Without it, everything is kept in memory.
+   * @example './.flagwire'
+   */
+  dataDir?: string;
+  /**
+   * Keep everything in memory (nothing survives `close()`); the default when no
+   * `dataDir` is given. Giving both is an error.
+   * @default !dataDir
+   */
+  memory?: boolean;
+  /**
+   * Interval of `ping` events on the stream.
+   * @default 15000
+   */
+  pingIntervalMs?: number;
+  /**
+   * Stream events kept per environment for `Last-Event-ID` resume.
+   * @default 1000
+   */
+  streamHistorySize?: number;
+  /**
+   * Unsent bytes after which a stream that does not read is cut.
+   * @default 1048576 (1 MiB)
+   */
+  streamMaxBufferedBytes?: number;
+  /**
+   * Reconnection delay advertised to stream clients (`retry:` field), in milliseconds.
+   * @default 1000
+   */
+  streamRetryMs?: number;
+  /**
+   * Journal entries after which the store writes a snapshot and truncates the journal.
+   * @default 10000
+   */
+  compactAfterEntries?: number;
+  /**
+   * Where the server reports warnings and internal errors; `false` silences it.
+   * @default warnings and errors to `console.error`
+   */
+  logger?: Logger | false;
+}
+
+export interface ResolvedServerOptions {
+  port: number;
+  host: string;
+  config: FlagwireConfig | undefined;
+  dataDir: string | undefined;
+  pingIntervalMs: number;
+  streamHistorySize: number;
+  streamMaxBufferedBytes: number;
+  streamRetryMs: number;
+  compactAfterEntries: number;
+  compactAfterBytes: number;
+  logger: Logger;
+}
+
+const silent: Logger = { info() {}, warn() {}, error() {} };
+const toStderr: Logger = {
+  info() {},
+  warn: (message) => console.error(`flagwire-server: ${message}`),
+  error: (message) => console.error(`flagwire-server: ${message}`),
+};
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`startServer: "${name}" must be a positive number, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function resolveServerOptions(options: StartServerOptions = {}): ResolvedServerOptions {
+  if (options.memory === true && options.dataDir !== undefined) {
+    throw new TypeError('startServer: give either "dataDir" (durable) or "memory: true", not both');
+  }
+  if (options.memory === false && options.dataDir === undefined) {
+    throw new TypeError('startServer: "memory: false" needs a "dataDir" to store data in');
+  }
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(
+      `startServer: "port" must be an integer from 0 to 65535, got ${String(options.port)}`,
+    );
+  }
+  return {
+    port,
+    host: options.host ?? '127.0.0.1',
+    config: options.config,
+    dataDir: options.memory ? undefined : options.dataDir,
+    pingIntervalMs: positive('pingIntervalMs', options.pingIntervalMs, 15_000),
+    streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),
+    streamMaxBufferedBytes: positive('streamMaxBufferedBytes', options.streamMaxBufferedBytes, 1024 * 1024),
+    streamRetryMs: Math.floor(positive('streamRetryMs', options.streamRetryMs, 1000)),
+    compactAfterEntries: Math.floor(positive('compactAfterEntries', options.compactAfterEntries, 10_000)),
+    compactAfterBytes: 16 * 1024 * 1024,
+    logger: options.logger === false ? silent : (options.logger ?? toStderr),
+  };
+}

@@ -1,0 +1,59 @@
+/** The reference server's in-memory model: what the store persists and the handlers read. */
+import type { FlagType, WebhookEventKind } from '../../src/core/types.js';
+
+/** Access level of an API key (`docs/protocol.md` §2). */
+export type Access = 'full' | 'read-only';
+
+export interface ApiKeyGrant {
+  key: string;
+  access: Access;
+}
+
+/** A flag as stored: the management fields plus bookkeeping. */
+export interface StoredFlag {
+  key: string;
+  type: FlagType;
+  enabled: boolean;
+  /** Present on rollout flags only. */
+  percentage?: number;
+  description: string | null;
+  /** Environment revision of the flag's last change. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredWebhook {
+  id: string;
+  url: string;
+  events: WebhookEventKind[];
+  secret: string;
+  active: boolean;
+  createdAt: string;
+}
+
+/** One environment of one project: the unit every API key is bound to. */
+export interface Environment {
+  /** `<project>/<environment>`. */
+  id: string;
+  project: string;
+  environment: string;
+  /** Random id of this environment's history; changes only if the store is wiped. */
+  epoch: string;
+  /** Incremented by every committed flag change. */
+  revision: number;
+  flags: Map<string, StoredFlag>;
+  webhooks: Map<string, StoredWebhook>;
+  /** Keys the server generated for this environment (the default project); config keys are not stored. */
+  generatedKeys: ApiKeyGrant[];
+}
+
+/** A committed flag change: the seam for the stream and webhook delivery. */
+export interface FlagChange {
+  env: Environment;
+  revision: number;
+  before: StoredFlag | null;
+  after: StoredFlag | null;
+  /** ISO 8601 time of the commit. */
+  at: string;
+}

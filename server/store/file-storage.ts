@@ -1,0 +1,313 @@
+/**
+ * Durable storage in a data directory: an append-only journal (`journal.jsonl`, one
+ * JSON line per committed entry) and a compacted snapshot (`snapshot.json`).
+ *
+ * - Group commit: entries appended while a write is in flight go out together in the
+ *   next write, followed by one `fdatasync`; every entry of the batch resolves after it.
+ * - Crash safety: an entry is acknowledged only after its bytes are synced, so a crash
+ *   can only tear the unacknowledged tail, which `load()` cuts off.
+ * - Compaction: the snapshot is written to a temporary file, synced and renamed over the
+ *   old one (atomic), the directory is synced, and only then is the journal truncated.
+ *   Entries carry a sequence number; replay skips those the snapshot already holds.
+ *
+ * See `docs/protocol.md` §7.
+ */
+import { randomUUID } from 'node:crypto';
+import { type FileHandle, mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Op, SnapshotData } from '../state/ops.js';
+import type { LoadedState, Storage } from './storage.js';
+
+export interface FileStorageOptions {
+  dir: string;
+  /** Compact once the journal holds this many entries. */
+  compactAfterEntries: number;
+  /** Compact once the journal holds this many bytes. */
+  compactAfterBytes: number;
+  /** Told about recoverable problems (a torn journal tail). */
+  warn: (message: string) => void;
+}
+
+interface Pending {
+  line: string;
+  onDurable: (() => void) | undefined;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+const SNAPSHOT = 'snapshot.json';
+const JOURNAL = 'journal.jsonl';
+const LOCK = 'flagwire.lock';
+const FORMAT = 1;
+
+/** Data dirs held by this process, so two servers in one process cannot share one either. */
+const heldHere = new Set<string>();
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function createFileStorage(options: FileStorageOptions): Storage {
+  return new FileStorage(options);
+}
+
+class FileStorage implements Storage {
+  readonly #dir: string;
+  readonly #options: FileStorageOptions;
+  #journal: FileHandle | undefined;
+  #seq = 0;
+  #entries = 0;
+  #bytes = 0;
+  #queue: Pending[] = [];
+  #running = false;
+  #idle: Array<() => void> = [];
+  #failure: Error | undefined;
+  #closed: Promise<void> | undefined;
+  #source: (() => SnapshotData) | undefined;
+  #locked = false;
+
+  constructor(options: FileStorageOptions) {
+    this.#options = options;
+    this.#dir = resolve(options.dir);
+  }
+
+  async load(): Promise<LoadedState> {
+    await mkdir(this.#dir, { recursive: true });
+    await this.#lock();
+    let snapshot: SnapshotData | null = null;
+    let snapshotSeq = 0;
+    const snapshotPath = join(this.#dir, SNAPSHOT);
+    try {
+      const parsed = JSON.parse(await readFile(snapshotPath, 'utf8')) as {
+        format: unknown;
+        seq: unknown;
+        data: unknown;
+      };
+      if (parsed.format !== FORMAT || typeof parsed.seq !== 'number' || typeof parsed.data !== 'object') {
+        throw new Error(`unknown snapshot format ${JSON.stringify(parsed.format)}`);
+      }
+      snapshot = parsed.data as SnapshotData;
+      snapshotSeq = parsed.seq;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new Error(`store: cannot read ${snapshotPath}: ${(error as Error).message}`);
+      }
+    }
+    await rm(join(this.#dir, `${SNAPSHOT}.tmp`), { force: true });
+
+    const journalPath = join(this.#dir, JOURNAL);
+    let bytes: Buffer;
+    let created = false;
+    try {
+      bytes = await readFile(journalPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      bytes = Buffer.alloc(0);
+      created = true;
+    }
+    const entries: Op[][] = [];
+    let seq = snapshotSeq;
+    let end = 0;
+    while (end < bytes.length) {
+      const newline = bytes.indexOf(10, end);
+      if (newline === -1) break;
+      let record: { s: number; o: Op[] };
+      try {
+        record = JSON.parse(bytes.toString('utf8', end, newline)) as { s: number; o: Op[] };
+        if (typeof record.s !== 'number' || !Array.isArray(record.o)) throw new Error('not an entry');
+      } catch {
+        break;
+      }
+      if (record.s > snapshotSeq) {
+        entries.push(record.o);
+        seq = Math.max(seq, record.s);
+      }
+      end = newline + 1;
+    }
+    if (end < bytes.length) {
+      // A torn tail: bytes of a write that was never acknowledged. Cut it off.
+      this.#options.warn(
+        `store: dropped ${bytes.length - end} bytes of an unfinished write at the end of ${journalPath}`,
+      );
+      const handle = await open(journalPath, 'r+');
+      try {
+        await handle.truncate(end);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+    this.#journal = await open(journalPath, 'a');
+    if (created) await syncDir(this.#dir);
+    this.#seq = seq;
+    this.#entries = entries.length;
+    this.#bytes = end;
+    return { snapshot, entries };
+  }
+
+  append(ops: readonly Op[], onDurable?: () => void): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#closed || !this.#journal) return Promise.reject(new Error('store: closed'));
+    this.#seq += 1;
+    const line = `${JSON.stringify({ s: this.#seq, o: ops })}\n`;
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ line, onDurable, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  barrier(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (!this.#running && this.#queue.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ line: '', onDurable: undefined, resolve, reject });
+      this.#kick();
+    });
+  }
+
+  setSnapshotSource(source: () => SnapshotData): void {
+    this.#source = source;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#running) await new Promise<void>((resolve) => this.#idle.push(resolve));
+    try {
+      if (this.#journal && !this.#failure && this.#entries > 0) await this.#compact();
+    } finally {
+      await this.#journal?.close();
+      this.#journal = undefined;
+      await this.#unlock();
+    }
+  }
+
+  #kick(): void {
+    if (this.#running) return;
+    this.#running = true;
+    void this.#run();
+  }
+
+  async #run(): Promise<void> {
+    while (this.#queue.length > 0 && !this.#failure) {
+      const batch = this.#queue.splice(0);
+      try {
+        await this.#write(batch);
+      } catch (error) {
+        this.#fail(error as Error, batch);
+        break;
+      }
+      for (const pending of batch) {
+        try {
+          pending.onDurable?.();
+        } catch (error) {
+          this.#options.warn(`store: a commit listener threw: ${(error as Error).message}`);
+        }
+      }
+      for (const pending of batch) pending.resolve();
+      if (this.#queue.length === 0 && this.#dueForCompaction()) {
+        try {
+          await this.#compact();
+        } catch (error) {
+          this.#fail(error as Error, []);
+        }
+      }
+    }
+    this.#running = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  async #write(batch: Pending[]): Promise<void> {
+    const text = batch.length === 1 ? batch[0]!.line : batch.map((p) => p.line).join('');
+    if (text.length === 0) return;
+    const bytes = Buffer.from(text, 'utf8');
+    const journal = this.#journal!;
+    let offset = 0;
+    while (offset < bytes.length) {
+      const { bytesWritten } = await journal.write(bytes, offset, bytes.length - offset);
+      offset += bytesWritten;
+    }
+    await journal.datasync();
+    this.#bytes += bytes.length;
+    for (const pending of batch) if (pending.line) this.#entries += 1;
+  }
+
+  #dueForCompaction(): boolean {
+    return (
+      this.#source !== undefined &&
+      (this.#entries >= this.#options.compactAfterEntries || this.#bytes >= this.#options.compactAfterBytes)
+    );
+  }
+
+  /** Runs only when no entry is pending, so the in-memory state is exactly entries 1..seq. */
+  async #compact(): Promise<void> {
+    if (!this.#source) return;
+    const text = JSON.stringify({ format: FORMAT, seq: this.#seq, data: this.#source() });
+    const target = join(this.#dir, SNAPSHOT);
+    const temp = `${target}.tmp`;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, target);
+    await syncDir(this.#dir);
+    await this.#journal!.truncate(0);
+    await this.#journal!.datasync();
+    this.#entries = 0;
+    this.#bytes = 0;
+  }
+
+  #fail(error: Error, batch: Pending[]): void {
+    this.#failure = new Error(`store: write to ${this.#dir} failed: ${error.message}`, { cause: error });
+    this.#options.warn(this.#failure.message);
+    for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(this.#failure);
+  }
+
+  async #lock(): Promise<void> {
+    const path = join(this.#dir, LOCK);
+    if (heldHere.has(this.#dir))
+      throw new Error(`store: data dir ${this.#dir} is already in use by this process`);
+    try {
+      const existing = Number.parseInt(await readFile(path, 'utf8'), 10);
+      if (Number.isInteger(existing) && existing !== process.pid && isAlive(existing)) {
+        throw new Error(`store: data dir ${this.#dir} is in use by another process (pid ${existing})`);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    const temp = `${path}.${randomUUID()}`;
+    const handle = await open(temp, 'w');
+    await handle.writeFile(String(process.pid));
+    await handle.close();
+    await rename(temp, path);
+    heldHere.add(this.#dir);
+    this.#locked = true;
+  }
+
+  async #unlock(): Promise<void> {
+    if (!this.#locked) return;
+    this.#locked = false;
+    heldHere.delete(this.#dir);
+    await unlink(join(this.#dir, LOCK)).catch(() => {});
+  }
+}

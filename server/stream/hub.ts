@@ -1,0 +1,139 @@
+/**
+ * The SSE fan-out (`docs/protocol.md` §5): one `SdkView` per environment, the open
+ * streams of each, one shared ping timer. A frame is serialized once per change and
+ * written to every stream; a stream whose unsent bytes pass `maxBufferedBytes` is cut
+ * (the client resumes with `Last-Event-ID`), so a slow reader can neither slow the
+ * others nor grow memory without bound.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Environment, FlagChange } from '../state/model.js';
+import { SdkView } from './sdk-view.js';
+
+export interface StreamHubOptions {
+  pingIntervalMs: number;
+  historySize: number;
+  maxBufferedBytes: number;
+  retryMs: number;
+}
+
+interface Subscriber {
+  res: ServerResponse;
+  /** Revision this stream has already been sent (by a sync snapshot or replay). */
+  sent: number;
+}
+
+const PING_FRAME = 'event: ping\ndata: {}\n\n';
+
+export const SSE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+  'access-control-allow-origin': '*',
+};
+
+export class StreamHub {
+  readonly #options: StreamHubOptions;
+  readonly #views = new Map<string, SdkView>();
+  readonly #streams = new Map<string, Set<Subscriber>>();
+  #count = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: StreamHubOptions) {
+    this.#options = options;
+  }
+
+  /** Creates the view of an environment from its current (durable) state. */
+  addEnvironment(env: Environment): void {
+    this.#views.set(env.id, new SdkView(env, this.#options.historySize));
+    this.#streams.set(env.id, new Set());
+  }
+
+  view(env: Environment): SdkView {
+    const view = this.#views.get(env.id);
+    if (!view) throw new Error(`stream: unknown environment ${env.id}`);
+    return view;
+  }
+
+  /** Number of open streams. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Publishes a committed change to the environment's view and every open stream. */
+  publish(change: FlagChange): void {
+    const view = this.#views.get(change.env.id);
+    if (!view) return;
+    const frame = view.apply(change);
+    for (const subscriber of this.#streams.get(change.env.id)!) {
+      if (change.revision > subscriber.sent) this.#write(subscriber, frame);
+    }
+  }
+
+  /** Takes over `res` as an event stream for `env`, resuming after `lastEventId` when it can. */
+  subscribe(
+    env: Environment,
+    req: IncomingMessage,
+    res: ServerResponse,
+    lastEventId: string | undefined,
+  ): void {
+    const view = this.view(env);
+    if (this.#closed) {
+      res.destroy();
+      return;
+    }
+    if (req.method === 'HEAD') {
+      res.writeHead(200, SSE_HEADERS);
+      res.end();
+      return;
+    }
+    const missed = view.framesSince(lastEventId);
+    const first = `retry: ${this.#options.retryMs}\n\n${missed ? missed.join('') : view.syncFrame()}`;
+    req.socket.setKeepAlive(true, 30_000);
+    req.socket.setNoDelay(true);
+    res.writeHead(200, SSE_HEADERS);
+    const subscriber: Subscriber = { res, sent: view.revision };
+    const set = this.#streams.get(env.id)!;
+    set.add(subscriber);
+    this.#count += 1;
+    res.once('close', () => {
+      if (set.delete(subscriber)) this.#count -= 1;
+      if (this.#count === 0) this.#stopPing();
+    });
+    this.#write(subscriber, first);
+    this.#startPing();
+  }
+
+  /** Ends every stream; later subscriptions are refused. */
+  close(): void {
+    this.#closed = true;
+    this.#stopPing();
+    for (const set of this.#streams.values()) {
+      for (const subscriber of set) subscriber.res.end();
+      set.clear();
+    }
+    this.#count = 0;
+  }
+
+  #write(subscriber: Subscriber, frame: string): void {
+    const { res } = subscriber;
+    if (res.destroyed) return;
+    res.write(frame);
+    if (res.writableLength > this.#options.maxBufferedBytes) res.destroy();
+  }
+
+  #startPing(): void {
+    if (this.#timer || this.#closed) return;
+    this.#timer = setInterval(() => {
+      for (const set of this.#streams.values())
+        for (const subscriber of set) this.#write(subscriber, PING_FRAME);
+    }, this.#options.pingIntervalMs);
+    this.#timer.unref();
+  }
+
+  #stopPing(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The SDK's view of one environment: the state as of the last *published* (durable)
+ * revision, the recent stream frames, and the cached `GET /sdk/flags` body. Because it
+ * only moves when a change is published, a snapshot and the stream always join without
+ * a gap or a duplicate (`docs/protocol.md` §5).
+ */
+import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
+import type { Environment, FlagChange } from '../state/model.js';
+import { toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
+
+export interface CachedSnapshot {
+  body: Buffer;
+  etag: string;
+}
+
+export class SdkView {
+  readonly epoch: string;
+  #revision: number;
+  readonly #flags = new Map<string, SdkFlag>();
+  /** Frames of the last `#frames.length` revisions, indexed by revision modulo that length. */
+  readonly #frames: string[];
+  /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
+  #oldest: number;
+  #cached: CachedSnapshot | undefined;
+
+  constructor(env: Environment, historySize: number) {
+    this.epoch = env.epoch;
+    this.#revision = env.revision;
+    this.#oldest = env.revision + 1;
+    this.#frames = new Array<string>(Math.max(1, historySize));
+    for (const flag of env.flags.values()) this.#flags.set(flag.key, toSdkFlag(flag));
+  }
+
+  get revision(): number {
+    return this.#revision;
+  }
+
+  eventId(revision: number = this.#revision): string {
+    return `${this.epoch}:${revision}`;
+  }
+
+  /** Applies a published change and returns its stream frame. */
+  apply(change: FlagChange): string {
+    let data: string;
+    if (change.after) {
+      const flag = toSdkFlag(change.after);
+      this.#flags.set(flag.key, flag);
+      data = JSON.stringify(flag);
+    } else {
+      this.#flags.delete(change.before!.key);
+      data = JSON.stringify(toDeletedSdkFlag(change.before!, change.revision));
+    }
+    this.#revision = change.revision;
+    this.#cached = undefined;
+    const frame = `id: ${this.eventId()}\nevent: flags:updated\ndata: ${data}\n\n`;
+    this.#frames[change.revision % this.#frames.length] = frame;
+    if (change.revision - this.#oldest >= this.#frames.length)
+      this.#oldest = change.revision - this.#frames.length + 1;
+    return frame;
+  }
+
+  snapshot(): CachedSnapshot {
+    if (!this.#cached) {
+      const body: SdkSnapshot = {
+        revision: this.#revision,
+        epoch: this.epoch,
+        eventId: this.eventId(),
+        flags: Object.fromEntries(this.#flags),
+      };
+      this.#cached = { body: Buffer.from(JSON.stringify(body)), etag: `"${this.eventId()}"` };
+    }
+    return this.#cached;
+  }
+
+  /** A `flags:sync` frame carrying the whole snapshot. */
+  syncFrame(): string {
+    return `id: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
+  }
+
+  /**
+   * The frames a client that has seen everything up to `lastEventId` is missing, or
+   * `undefined` when the history cannot tell (no id, another epoch, too old, or ahead).
+   */
+  framesSince(lastEventId: string | undefined): string[] | undefined {
+    if (!lastEventId) return undefined;
+    const colon = lastEventId.lastIndexOf(':');
+    if (colon < 0 || lastEventId.slice(0, colon) !== this.epoch) return undefined;
+    const digits = lastEventId.slice(colon + 1);
+    if (!/^\d{1,15}$/.test(digits)) return undefined;
+    const last = Number(digits);
+    if (last === this.#revision) return [];
+    if (last > this.#revision || last < this.#oldest - 1) return undefined;
+    const frames: string[] = [];
+    for (let rev = last + 1; rev <= this.#revision; rev++)
+      frames.push(this.#frames[rev % this.#frames.length]!);
+    return frames;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Wire types shared by the SDK, the management client and the reference server.
+ * The single source for their meaning is `docs/protocol.md`.
+ */
+
+/** The two kinds of flag. */
+export type FlagType = 'boolean' | 'rollout';
+
+/** Management representation of a `boolean` flag (`docs/protocol.md` §3.1). */
+export interface BooleanFlag {
+  key: string;
+  type: 'boolean';
+  enabled: boolean;
+  description: string | null;
+}
+
+/** Management representation of a `rollout` flag: a boolean flag plus `percentage` (0..100). */
+export interface RolloutFlag {
+  key: string;
+  type: 'rollout';
+  enabled: boolean;
+  percentage: number;
+  description: string | null;
+}
+
+/** A flag as the management API returns it. */
+export type Flag = BooleanFlag | RolloutFlag;
+
+/** Body of `POST /flags`. */
+export interface CreateFlagInput {
+  key: string;
+  type: FlagType;
+  description?: string | null;
+  /** Only on `rollout` flags; defaults to 0. */
+  percentage?: number;
+  /** Accepted and ignored: a new flag is always disabled. */
+  enabled?: boolean;
+}
+
+/** Body of `PATCH /flags/:key`; every field optional. */
+export interface UpdateFlagInput {
+  enabled?: boolean;
+  /** Only on `rollout` flags. */
+  percentage?: number;
+  /** `null` clears the description. */
+  description?: string | null;
+}
+
+/** The webhook event kinds a webhook can subscribe to. */
+export type WebhookEventKind = 'flag.enabled' | 'flag.disabled' | 'flag.updated';
+
+/** A webhook as `GET /webhooks` and `GET/PATCH /webhooks/:id` return it (never the secret). */
+export interface Webhook {
+  id: string;
+  url: string;
+  events: WebhookEventKind[];
+  active: boolean;
+  createdAt: string;
+}
+
+/** The answer to `POST /webhooks`: the only time the signing secret is shown. */
+export interface CreatedWebhook {
+  id: string;
+  url: string;
+  events: WebhookEventKind[];
+  secret: string;
+  active: boolean;
+}
+
+/** Body of `POST /webhooks`. */
+export interface CreateWebhookInput {
+  url: string;
+  events: WebhookEventKind[];
+}
+
+/** Body of `PATCH /webhooks/:id`; every field optional. */
+export interface UpdateWebhookInput {
+  active?: boolean;
+  events?: WebhookEventKind[];
+  url?: string;
+}
+
+/**
+ * A flag in the SDK representation (`GET /sdk/flags`, stream events): what local
+ * evaluation needs, plus `version`, the environment revision of its last change.
+ */
+export interface SdkFlag {
+  key: string;
+  type: FlagType;
+  enabled: boolean;
+  /** Present on `rollout` flags only. */
+  percentage?: number;
+  version: number;
+}
+
+/** Body of `GET /sdk/flags` and data of the stream's `flags:sync` event. */
+export interface SdkSnapshot {
+  /** Environment revision this snapshot reflects: every change up to it, none after. */
+  revision: number;
+  /** Identifies one history of the environment; revisions of different epochs are unrelated. */
+  epoch: string;
+  /** Stream event id of this snapshot (`<epoch>:<revision>`), to resume the stream from. */
+  eventId: string;
+  /** Every flag of the environment, by key. */
+  flags: Record<string, SdkFlag>;
+}
+
+/** Data of a `flags:updated` stream event. */
+export interface SdkFlagUpdate extends SdkFlag {
+  /** Present and true when the flag was deleted. */
+  deleted?: true;
+}
+
+/** The error body every non-2xx answer carries. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+}

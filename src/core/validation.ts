@@ -1,0 +1,228 @@
+/**
+ * Validation of management request bodies (`docs/protocol.md` §3). Pure and
+ * side-effect free: the reference server answers 400 `VALIDATION_ERROR` with the
+ * message; the messages always name the offending field.
+ */
+import {
+  DESCRIPTION_MAX_LENGTH,
+  FLAG_KEY_MAX_LENGTH,
+  FLAG_KEY_PATTERN,
+  WEBHOOK_EVENT_KINDS,
+  WEBHOOK_URL_MAX_LENGTH,
+} from './limits.js';
+import type {
+  CreateFlagInput,
+  CreateWebhookInput,
+  FlagType,
+  UpdateFlagInput,
+  UpdateWebhookInput,
+  WebhookEventKind,
+} from './types.js';
+
+/** Outcome of a validation: the normalized value, or the field at fault and why. */
+export type Validation<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
+
+type Body = Record<string, unknown>;
+
+const fail = (field: string, message: string): { ok: false; field: string; message: string } => ({
+  ok: false,
+  field,
+  message,
+});
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function isObject(value: unknown): value is Body {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The first field of `body` that is not in `allowed`, if any. */
+function unknownField(body: Body, allowed: readonly string[]): string | undefined {
+  for (const name of Object.keys(body)) if (!allowed.includes(name)) return name;
+  return undefined;
+}
+
+/** Checks a flag key against the key rules; `undefined` when it is valid. */
+export function flagKeyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string') return `"key" must be a string, got ${describe(key)}`;
+  if (key.length < 1 || key.length > FLAG_KEY_MAX_LENGTH) {
+    return `"key" must be 1 to ${FLAG_KEY_MAX_LENGTH} characters long, got ${key.length}`;
+  }
+  if (!FLAG_KEY_PATTERN.test(key)) {
+    return '"key" may contain only letters, digits, ".", "_" and "-", and must start with a letter or digit';
+  }
+  return undefined;
+}
+
+function descriptionProblem(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'string') return `"description" must be a string or null, got ${describe(value)}`;
+  if (value.length > DESCRIPTION_MAX_LENGTH) {
+    return `"description" must be at most ${DESCRIPTION_MAX_LENGTH} characters long, got ${value.length}`;
+  }
+  return undefined;
+}
+
+function percentageProblem(value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 100) {
+    return `"percentage" must be an integer from 0 to 100, got ${typeof value === 'number' ? value : describe(value)}`;
+  }
+  return undefined;
+}
+
+const bodyNotObject = (body: unknown) =>
+  fail('body', `request body must be a JSON object, got ${describe(body)}`);
+
+const CREATE_FLAG_FIELDS = ['key', 'type', 'description', 'percentage', 'enabled'] as const;
+
+/** Validates a `POST /flags` body. */
+export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
+  if (!isObject(body)) return bodyNotObject(body);
+  const extra = unknownField(body, CREATE_FLAG_FIELDS);
+  if (extra !== undefined) return fail(extra, `unknown field "${extra}"`);
+  if (!('key' in body)) return fail('key', '"key" is required');
+  const keyProblem = flagKeyProblem(body.key);
+  if (keyProblem) return fail('key', keyProblem);
+  if (!('type' in body)) return fail('type', '"type" is required');
+  if (body.type !== 'boolean' && body.type !== 'rollout') {
+    return fail(
+      'type',
+      `"type" must be "boolean" or "rollout", got ${JSON.stringify(body.type) ?? 'undefined'}`,
+    );
+  }
+  const type: FlagType = body.type;
+  if ('enabled' in body && typeof body.enabled !== 'boolean') {
+    return fail('enabled', `"enabled" must be a boolean, got ${describe(body.enabled)}`);
+  }
+  const value: CreateFlagInput = { key: body.key as string, type };
+  if ('description' in body) {
+    const problem = descriptionProblem(body.description);
+    if (problem) return fail('description', problem);
+    value.description = body.description as string | null;
+  }
+  if ('percentage' in body) {
+    if (type !== 'rollout')
+      return fail('percentage', '"percentage" is only allowed on flags of type "rollout"');
+    const problem = percentageProblem(body.percentage);
+    if (problem) return fail('percentage', problem);
+    value.percentage = body.percentage as number;
+  }
+  return { ok: true, value };
+}
+
+const UPDATE_FLAG_FIELDS = ['enabled', 'percentage', 'description'] as const;
+
+/** Validates a `PATCH /flags/:key` body against the type of the flag it changes. */
+export function validateUpdateFlag(body: unknown, type: FlagType): Validation<UpdateFlagInput> {
+  if (!isObject(body)) return bodyNotObject(body);
+  const extra = unknownField(body, UPDATE_FLAG_FIELDS);
+  if (extra !== undefined) {
+    const why =
+      extra === 'key' || extra === 'type' ? `field "${extra}" cannot be changed` : `unknown field "${extra}"`;
+    return fail(extra, why);
+  }
+  const value: UpdateFlagInput = {};
+  if ('enabled' in body) {
+    if (typeof body.enabled !== 'boolean') {
+      return fail('enabled', `"enabled" must be a boolean, got ${describe(body.enabled)}`);
+    }
+    value.enabled = body.enabled;
+  }
+  if ('percentage' in body) {
+    if (type !== 'rollout')
+      return fail('percentage', '"percentage" is only allowed on flags of type "rollout"');
+    const problem = percentageProblem(body.percentage);
+    if (problem) return fail('percentage', problem);
+    value.percentage = body.percentage as number;
+  }
+  if ('description' in body) {
+    const problem = descriptionProblem(body.description);
+    if (problem) return fail('description', problem);
+    value.description = body.description as string | null;
+  }
+  return { ok: true, value };
+}
+
+function urlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return `"url" must be a string, got ${describe(value)}`;
+  if (value.length > WEBHOOK_URL_MAX_LENGTH) {
+    return `"url" must be at most ${WEBHOOK_URL_MAX_LENGTH} characters long`;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return '"url" must be an absolute http or https URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `"url" must use http or https, got ${parsed.protocol.slice(0, -1)}`;
+  }
+  if (parsed.username || parsed.password) return '"url" must not contain credentials';
+  return undefined;
+}
+
+function eventsProblem(value: unknown): string | undefined {
+  if (!Array.isArray(value)) return `"events" must be an array, got ${describe(value)}`;
+  if (value.length === 0) return '"events" must name at least one event kind';
+  const seen = new Set<unknown>();
+  for (const kind of value) {
+    if (!(WEBHOOK_EVENT_KINDS as readonly unknown[]).includes(kind)) {
+      return `"events" may contain only ${WEBHOOK_EVENT_KINDS.join(', ')}; got ${JSON.stringify(kind)}`;
+    }
+    if (seen.has(kind)) return `"events" lists ${JSON.stringify(kind)} twice`;
+    seen.add(kind);
+  }
+  return undefined;
+}
+
+const CREATE_WEBHOOK_FIELDS = ['url', 'events'] as const;
+
+/** Validates a `POST /webhooks` body. */
+export function validateCreateWebhook(body: unknown): Validation<CreateWebhookInput> {
+  if (!isObject(body)) return bodyNotObject(body);
+  const extra = unknownField(body, CREATE_WEBHOOK_FIELDS);
+  if (extra !== undefined) return fail(extra, `unknown field "${extra}"`);
+  if (!('url' in body)) return fail('url', '"url" is required');
+  const url = urlProblem(body.url);
+  if (url) return fail('url', url);
+  if (!('events' in body)) return fail('events', '"events" is required');
+  const events = eventsProblem(body.events);
+  if (events) return fail('events', events);
+  return { ok: true, value: { url: body.url as string, events: [...(body.events as WebhookEventKind[])] } };
+}
+
+const UPDATE_WEBHOOK_FIELDS = ['active', 'events', 'url'] as const;
+
+/** Validates a `PATCH /webhooks/:id` body. */
+export function validateUpdateWebhook(body: unknown): Validation<UpdateWebhookInput> {
+  if (!isObject(body)) return bodyNotObject(body);
+  const extra = unknownField(body, UPDATE_WEBHOOK_FIELDS);
+  if (extra !== undefined) {
+    const why =
+      extra === 'id' || extra === 'secret' || extra === 'createdAt'
+        ? `field "${extra}" cannot be changed`
+        : `unknown field "${extra}"`;
+    return fail(extra, why);
+  }
+  const value: UpdateWebhookInput = {};
+  if ('active' in body) {
+    if (typeof body.active !== 'boolean')
+      return fail('active', `"active" must be a boolean, got ${describe(body.active)}`);
+    value.active = body.active;
+  }
+  if ('events' in body) {
+    const problem = eventsProblem(body.events);
+    if (problem) return fail('events', problem);
+    value.events = [...(body.events as WebhookEventKind[])];
+  }
+  if ('url' in body) {
+    const problem = urlProblem(body.url);
+    if (problem) return fail('url', problem);
+    value.url = body.url as string;
+  }
+  return { ok: true, value };
+}
