@@ -93,9 +93,29 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  let server: Awaited<ReturnType<typeof startServer>>;
+  // Signals are handled from the first moment, so one that arrives during start-up
+  // still shuts down cleanly once the server is up.
+  let starting: ReturnType<typeof startServer> | undefined;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    process.stderr.write(`flagwire-server: ${signal}, shutting down\n`);
+    if (!starting) process.exit(0);
+    starting
+      .then((server) => server.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`),
+      );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  starting = startServer(options);
+  let server: Awaited<typeof starting>;
   try {
-    server = await startServer(options);
+    server = await starting;
   } catch (error) {
     fail((error as Error).message);
   }
@@ -109,19 +129,6 @@ async function main(): Promise<void> {
   }
   lines.push(`management API: ${server.url}/api/v1`);
   process.stdout.write(`${lines.join('\n')}\nflagwire-server listening on ${server.url}\n`);
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    process.stderr.write(`flagwire-server: ${signal}, shutting down\n`);
-    server.close().then(
-      () => process.exit(0),
-      (error: unknown) => fail(`shutdown failed: ${(error as Error).message}`),
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 void main();

@@ -89,7 +89,9 @@ export class StreamHub {
       return;
     }
     const missed = view.framesSince(lastEventId);
-    const first = `retry: ${this.#options.retryMs}\n\n${missed ? missed.join('') : view.syncFrame()}`;
+    // The retry hint rides on the first frame; alone when there is nothing to send.
+    const frames = missed ? missed.join('') : view.syncFrame();
+    const first = `retry: ${this.#options.retryMs}\n${frames || '\n'}`;
     req.socket.setKeepAlive(true, 30_000);
     req.socket.setNoDelay(true);
     res.writeHead(200, SSE_HEADERS);

@@ -1,0 +1,116 @@
+/** Unit tests of the SSE fan-out's slow-consumer bound (`docs/protocol.md` §5). */
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import type { Environment, StoredFlag } from '../server/state/model.js';
+import { StreamHub } from '../server/stream/hub.js';
+
+/** A response whose peer never reads: every byte written stays buffered. */
+class StalledResponse extends EventEmitter {
+  writableLength = 0;
+  destroyed = false;
+  frames: string[] = [];
+  writeHead() {
+    return this;
+  }
+  write(frame: string) {
+    this.frames.push(frame);
+    this.writableLength += Buffer.byteLength(frame);
+    return false;
+  }
+  end() {
+    this.emit('close');
+  }
+  destroy() {
+    this.destroyed = true;
+    this.emit('close');
+  }
+}
+
+/** A response whose peer reads everything at once. */
+class HealthyResponse extends StalledResponse {
+  override write(frame: string) {
+    this.frames.push(frame);
+    return true;
+  }
+}
+
+const req = { method: 'GET', socket: { setKeepAlive() {}, setNoDelay() {} } } as unknown as IncomingMessage;
+
+function environment(): Environment {
+  return {
+    id: 'p/e',
+    project: 'p',
+    environment: 'e',
+    epoch: 'E',
+    revision: 0,
+    flags: new Map(),
+    webhooks: new Map(),
+    generatedKeys: [],
+  };
+}
+
+function flag(version: number): StoredFlag {
+  return {
+    key: 'k'.repeat(100),
+    type: 'boolean',
+    enabled: version % 2 === 0,
+    description: null,
+    version,
+    createdAt: '',
+    updatedAt: '',
+  };
+}
+
+describe('StreamHub', () => {
+  it('cuts a stream that stops reading once its unsent bytes pass the bound, and keeps serving others', () => {
+    const hub = new StreamHub({
+      pingIntervalMs: 60_000,
+      historySize: 10,
+      maxBufferedBytes: 4096,
+      retryMs: 1000,
+    });
+    const env = environment();
+    hub.addEnvironment(env);
+    const slow = new StalledResponse();
+    const fast = new HealthyResponse();
+    hub.subscribe(env, req, slow as unknown as ServerResponse, undefined);
+    hub.subscribe(env, req, fast as unknown as ServerResponse, undefined);
+    expect(hub.size).toBe(2);
+    let before: StoredFlag | null = null;
+    for (let revision = 1; revision <= 200; revision++) {
+      const after = flag(revision);
+      hub.publish({ env, revision, before, after, at: '' });
+      before = after;
+    }
+    expect(slow.destroyed).toBe(true);
+    expect(slow.writableLength).toBeLessThan(4096 + 1024);
+    expect(fast.destroyed).toBe(false);
+    expect(fast.frames.filter((f) => f.includes('flags:updated'))).toHaveLength(200);
+    expect(hub.size).toBe(1);
+    hub.close();
+    expect(hub.size).toBe(0);
+  });
+
+  it('keeps only the last historySize frames for resume', () => {
+    const hub = new StreamHub({
+      pingIntervalMs: 60_000,
+      historySize: 5,
+      maxBufferedBytes: 1 << 20,
+      retryMs: 1000,
+    });
+    const env = environment();
+    hub.addEnvironment(env);
+    for (let revision = 1; revision <= 12; revision++) {
+      hub.publish({ env, revision, before: null, after: flag(revision), at: '' });
+    }
+    const view = hub.view(env);
+    expect(view.framesSince('E:12')).toEqual([]);
+    expect(view.framesSince('E:7')).toHaveLength(5);
+    expect(view.framesSince('E:6')).toBeUndefined();
+    expect(view.framesSince('E:13')).toBeUndefined();
+    expect(view.framesSince('X:12')).toBeUndefined();
+    expect(view.framesSince('E:1e3')).toBeUndefined();
+    hub.close();
+  });
+});
