@@ -2,7 +2,22 @@
  * `flagwire`: the SDK entry point. Runs in Node >= 20, browsers and Web-standard
  * runtimes; nothing here imports a `node:` module.
  */
-
+export { createClient } from './client/create-client.js';
+export type { ClientLogger, ClientOptions } from './client/options.js';
+export type {
+  ClientEventName,
+  ClientEvents,
+  ClientListener,
+  ClientStatus,
+  ConnectionState,
+  EvaluationDetail,
+  EvaluationReason,
+  FlagChange,
+  FlagwireClient,
+  ReadyOptions,
+  User,
+} from './client/types.js';
+export { bucketOf, isInRollout } from './core/bucketing.js';
 export {
   API_KEY_PATTERN,
   DESCRIPTION_MAX_LENGTH,
@@ -27,3 +42,5 @@ export type {
   Webhook,
   WebhookEventKind,
 } from './core/types.js';
+export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
+export { FlagwireError, isFlagwireError } from './errors.js';

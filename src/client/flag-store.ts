@@ -1,0 +1,118 @@
+/**
+ * The flags a client holds, and the rules that keep them moving only forward
+ * (`docs/protocol.md` §5.1): a snapshot of the same epoch older than what is held is
+ * ignored; a stream update is applied only if its revision is newer than everything
+ * applied so far. Every applied change is reported, so the client can emit it.
+ */
+import type { Flag, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
+import type { FlagChange } from './types.js';
+
+/** What applying an update did: the change, nothing (old or repeated), or a detected gap. */
+export type UpdateOutcome =
+  | { kind: 'applied'; change: FlagChange | undefined; gap: boolean }
+  | { kind: 'stale' }
+  | { kind: 'foreign' };
+
+const same = (a: SdkFlag, b: SdkFlag): boolean =>
+  a.type === b.type && a.enabled === b.enabled && a.percentage === b.percentage && a.version === b.version;
+
+/** Parses `<epoch>:<revision>`. */
+export function parseEventId(id: string | undefined): { epoch: string; revision: number } | undefined {
+  if (!id) return undefined;
+  const colon = id.lastIndexOf(':');
+  const revision = Number(id.slice(colon + 1));
+  if (colon <= 0 || !Number.isSafeInteger(revision) || revision < 0) return undefined;
+  return { epoch: id.slice(0, colon), revision };
+}
+
+export class FlagStore {
+  /** The flags, by key: read directly by evaluation. */
+  readonly flags = new Map<string, SdkFlag>();
+  #epoch: string | undefined;
+  #revision = -1;
+  #loaded = false;
+
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  get revision(): number | undefined {
+    return this.#revision < 0 ? undefined : this.#revision;
+  }
+
+  /** The stream id to resume from: the last snapshot or update applied. */
+  get lastEventId(): string | undefined {
+    return this.#epoch === undefined || this.#revision < 0 ? undefined : `${this.#epoch}:${this.#revision}`;
+  }
+
+  /**
+   * Replaces every flag with a snapshot. Returns the changes, or `undefined` when the
+   * snapshot is older than what is held (same epoch, lower revision).
+   */
+  replace(snapshot: SdkSnapshot): FlagChange[] | undefined {
+    if (snapshot.epoch === this.#epoch && snapshot.revision < this.#revision) return undefined;
+    const changes: FlagChange[] = [];
+    const next = snapshot.flags;
+    for (const [key, before] of this.flags) {
+      const after = Object.hasOwn(next, key) ? next[key] : undefined;
+      if (!after) {
+        this.flags.delete(key);
+        changes.push({ key, before, after: undefined });
+      }
+    }
+    for (const key of Object.keys(next)) {
+      const after = next[key]!;
+      const before = this.flags.get(key);
+      if (before && same(before, after)) continue;
+      this.flags.set(key, after);
+      changes.push({ key, before, after });
+    }
+    this.#epoch = snapshot.epoch;
+    this.#revision = snapshot.revision;
+    this.#loaded = true;
+    return changes;
+  }
+
+  /** Loads flags in the management representation (a bootstrap without revision). */
+  replaceWithFlags(flags: readonly Flag[]): FlagChange[] {
+    const map: Record<string, SdkFlag> = {};
+    for (const f of flags) {
+      map[f.key] =
+        f.type === 'rollout'
+          ? { key: f.key, type: 'rollout', enabled: f.enabled, percentage: f.percentage, version: 0 }
+          : { key: f.key, type: 'boolean', enabled: f.enabled, version: 0 };
+    }
+    const changes = this.replace({ epoch: '', revision: -1, eventId: '', flags: map }) ?? [];
+    this.#epoch = undefined;
+    this.#revision = -1;
+    return changes;
+  }
+
+  /** Applies one `flags:updated` event. */
+  apply(update: SdkFlagUpdate, eventId: string | undefined): UpdateOutcome {
+    const id = parseEventId(eventId);
+    if (!id || id.epoch !== this.#epoch) return { kind: 'foreign' };
+    if (id.revision <= this.#revision) return { kind: 'stale' };
+    const gap = id.revision > this.#revision + 1;
+    this.#revision = id.revision;
+    const before = this.flags.get(update.key);
+    if (before && before.version >= update.version) return { kind: 'applied', change: undefined, gap };
+    if (update.deleted) {
+      if (!before) return { kind: 'applied', change: undefined, gap };
+      this.flags.delete(update.key);
+      return { kind: 'applied', change: { key: update.key, before, after: undefined }, gap };
+    }
+    const after: SdkFlag =
+      update.type === 'rollout'
+        ? {
+            key: update.key,
+            type: 'rollout',
+            enabled: update.enabled,
+            percentage: update.percentage ?? 0,
+            version: update.version,
+          }
+        : { key: update.key, type: 'boolean', enabled: update.enabled, version: update.version };
+    this.flags.set(update.key, after);
+    return { kind: 'applied', change: { key: update.key, before, after }, gap };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * `GET /sdk/flags` (`docs/protocol.md` §5.2) with a timeout, `ETag` revalidation, and every
+ * failure mapped onto a `FlagwireError` with a stable code.
+ */
+import type { SdkFlag, SdkSnapshot } from '../core/types.js';
+import { FlagwireError } from '../errors.js';
+import type { ResolvedClientOptions } from './options.js';
+import { cancel, later } from './timers.js';
+
+export type SnapshotResult =
+  | { kind: 'ok'; snapshot: SdkSnapshot; etag: string | undefined }
+  | { kind: 'not-modified' };
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function isSdkFlag(key: string, v: unknown): v is SdkFlag {
+  return (
+    isObject(v) &&
+    v.key === key &&
+    (v.type === 'boolean' || (v.type === 'rollout' && typeof v.percentage === 'number')) &&
+    typeof v.enabled === 'boolean' &&
+    typeof v.version === 'number'
+  );
+}
+
+/** Checks the shape of a snapshot (a body, or a `flags:sync` event's data). */
+export function parseSnapshot(value: unknown): SdkSnapshot | undefined {
+  if (!isObject(value) || typeof value.epoch !== 'string' || typeof value.eventId !== 'string')
+    return undefined;
+  if (typeof value.revision !== 'number' || !Number.isSafeInteger(value.revision) || !isObject(value.flags)) {
+    return undefined;
+  }
+  for (const [key, flag] of Object.entries(value.flags)) if (!isSdkFlag(key, flag)) return undefined;
+  return value as unknown as SdkSnapshot;
+}
+
+/** The error for a non-2xx answer: 401/403 keep their meaning, anything else is `HTTP_ERROR`. */
+export async function errorForResponse(
+  response: Response,
+  method: string,
+  url: string,
+): Promise<FlagwireError> {
+  let serviceCode: string | undefined;
+  let serviceMessage = '';
+  try {
+    const body = (await response.json()) as { error?: unknown; message?: unknown };
+    if (typeof body.error === 'string') serviceCode = body.error;
+    if (typeof body.message === 'string') serviceMessage = `: ${body.message}`;
+  } catch {
+    // not a JSON error body
+  }
+  const status = response.status;
+  const code = status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : (serviceCode ?? 'HTTP_ERROR');
+  return new FlagwireError(code, `${method} ${url} answered ${status}${serviceMessage}`, {
+    status,
+    method,
+    url,
+  });
+}
+
+/** Fetches the snapshot; rejects with a `FlagwireError`. */
+export async function fetchSnapshot(
+  options: ResolvedClientOptions,
+  etag: string | undefined,
+  signal: AbortSignal,
+): Promise<SnapshotResult> {
+  const url = options.snapshotUrl;
+  const controller = new AbortController();
+  let timedOut = false;
+  const abort = () => controller.abort();
+  signal.addEventListener('abort', abort, { once: true });
+  const timer = later(options.timeoutMs, () => {
+    timedOut = true;
+    controller.abort();
+  });
+  const headers: Record<string, string> = {
+    authorization: options.authorization,
+    accept: 'application/json',
+  };
+  if (etag) headers['if-none-match'] = etag;
+  try {
+    const response = await options.fetch(url, { headers, signal: controller.signal, cache: 'no-store' });
+    if (response.status === 304) {
+      await response.body?.cancel();
+      return { kind: 'not-modified' };
+    }
+    if (!response.ok) throw await errorForResponse(response, 'GET', url);
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch (cause) {
+      if (controller.signal.aborted) throw cause;
+      throw new FlagwireError('INVALID_RESPONSE', `GET ${url} answered a body that is not JSON`, {
+        status: response.status,
+        method: 'GET',
+        url,
+        cause,
+      });
+    }
+    const snapshot = parseSnapshot(body);
+    if (!snapshot) {
+      throw new FlagwireError('INVALID_RESPONSE', `GET ${url} answered a body that is not a flag snapshot`, {
+        status: response.status,
+        method: 'GET',
+        url,
+      });
+    }
+    return { kind: 'ok', snapshot, etag: response.headers.get('etag') ?? undefined };
+  } catch (error) {
+    if (error instanceof FlagwireError) throw error;
+    if (timedOut) {
+      throw new FlagwireError('TIMEOUT', `GET ${url} took longer than ${options.timeoutMs} ms`, {
+        method: 'GET',
+        url,
+      });
+    }
+    if (signal.aborted) throw new FlagwireError('ABORTED', `GET ${url} was aborted`, { method: 'GET', url });
+    throw new FlagwireError(
+      'NETWORK_ERROR',
+      `GET ${url} failed: ${(error as Error)?.message ?? String(error)}`,
+      {
+        method: 'GET',
+        url,
+        cause: error,
+      },
+    );
+  } finally {
+    cancel(timer);
+    signal.removeEventListener('abort', abort);
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Keeps a `FlagStore` in step with the server: load the snapshot, then follow the stream,
+ * resuming with `Last-Event-ID`; back off with jitter on failures, poll while the stream
+ * cannot be held, reload the snapshot when the stream shows a gap, and stop for good on
+ * 401/403 (`docs/protocol.md` §5).
+ */
+import { Backoff } from '../core/backoff.js';
+import type { SdkFlagUpdate } from '../core/types.js';
+import type { FlagwireError } from '../errors.js';
+import type { FlagStore } from './flag-store.js';
+import { fetchSnapshot, parseSnapshot } from './http.js';
+import type { ResolvedClientOptions } from './options.js';
+import { openStream, type StreamAttempt, type StreamEventName } from './stream.js';
+import { cancel, later, type Timer } from './timers.js';
+import type { ConnectionState, FlagChange } from './types.js';
+
+export interface SyncCallbacks {
+  changes(changes: FlagChange[]): void;
+  loaded(): void;
+  state(state: ConnectionState): void;
+  error(error: FlagwireError, fatal: boolean): void;
+}
+
+export class Synchronizer {
+  readonly #options: ResolvedClientOptions;
+  readonly #store: FlagStore;
+  readonly #callbacks: SyncCallbacks;
+  readonly #controller = new AbortController();
+  readonly #backoff: Backoff;
+  #state: ConnectionState = 'idle';
+  #etag: string | undefined;
+  #stream: StreamAttempt | undefined;
+  #streamOpen = false;
+  #streamFailures = 0;
+  #retryTimer: Timer | undefined;
+  #pollTimer: Timer | undefined;
+  #polling = false;
+  #reloading = false;
+  /** Epoch ms of the last time the server confirmed the data current. */
+  lastContactAt: number | undefined;
+
+  constructor(options: ResolvedClientOptions, store: FlagStore, callbacks: SyncCallbacks) {
+    this.#options = options;
+    this.#store = store;
+    this.#callbacks = callbacks;
+    this.#backoff = new Backoff({
+      initialMs: options.initialRetryDelayMs,
+      maxMs: options.maxRetryDelayMs,
+      resetAfterMs: options.retryResetAfterMs,
+    });
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  start(): void {
+    if (this.#state !== 'idle') return;
+    this.#setState('connecting');
+    void this.#initialLoad();
+  }
+
+  close(): void {
+    if (this.#state === 'closed') return;
+    this.#controller.abort();
+    this.#stream?.close();
+    this.#stream = undefined;
+    this.#retryTimer = cancel(this.#retryTimer);
+    this.#pollTimer = cancel(this.#pollTimer);
+    this.#setState('closed');
+  }
+
+  get #stopped(): boolean {
+    return this.#state === 'closed' || this.#state === 'failed';
+  }
+
+  #setState(state: ConnectionState): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.#callbacks.state(state);
+  }
+
+  #contact(): void {
+    this.lastContactAt = Date.now();
+  }
+
+  #fail(error: FlagwireError): void {
+    if (this.#stopped) return;
+    this.#stream?.close();
+    this.#stream = undefined;
+    this.#retryTimer = cancel(this.#retryTimer);
+    this.#pollTimer = cancel(this.#pollTimer);
+    this.#setState('failed');
+    this.#callbacks.error(error, true);
+  }
+
+  /** Loads the snapshot; true when it was applied (or unchanged). Fatal errors stop the client. */
+  async #loadSnapshot(): Promise<boolean> {
+    try {
+      const result = await fetchSnapshot(
+        this.#options,
+        this.#store.loaded ? this.#etag : undefined,
+        this.#controller.signal,
+      );
+      if (this.#stopped) return false;
+      this.#contact();
+      if (result.kind === 'ok') {
+        this.#etag = result.etag;
+        const changes = this.#store.replace(result.snapshot);
+        if (changes?.length) this.#callbacks.changes(changes);
+      }
+      return true;
+    } catch (error) {
+      if (this.#stopped) return false;
+      const e = error as FlagwireError;
+      if (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') this.#fail(e);
+      else this.#callbacks.error(e, false);
+      return false;
+    }
+  }
+
+  async #initialLoad(): Promise<void> {
+    if (!(await this.#loadSnapshot())) {
+      if (!this.#stopped)
+        this.#retryTimer = later(this.#backoff.next(Date.now()), () => void this.#initialLoad());
+      return;
+    }
+    this.#backoff.reset();
+    this.#callbacks.loaded();
+    if (this.#options.stream) this.#connect();
+    else {
+      this.#setState('polling');
+      this.#schedulePoll();
+    }
+  }
+
+  #connect(): void {
+    if (this.#stopped) return;
+    this.#retryTimer = cancel(this.#retryTimer);
+    this.#streamOpen = false;
+    this.#stream = openStream(this.#options, this.#store.lastEventId, {
+      open: () => {
+        this.#streamOpen = true;
+        this.#streamFailures = 0;
+        this.#contact();
+        this.#backoff.succeeded(Date.now());
+        this.#stopPolling();
+        this.#setState('connected');
+      },
+      event: (name, data, id) => this.#onEvent(name, data, id),
+      failure: (error, fatal) => {
+        this.#stream = undefined;
+        this.#streamOpen = false;
+        if (fatal) {
+          this.#fail(error);
+          return;
+        }
+        this.#streamFailures += 1;
+        this.#callbacks.error(error, false);
+        if (
+          this.#options.pollWhileDisconnected &&
+          this.#streamFailures >= this.#options.pollAfterStreamFailures
+        ) {
+          this.#startPolling();
+        } else {
+          this.#setState('reconnecting');
+        }
+        this.#retryTimer = later(this.#backoff.next(Date.now()), () => this.#connect());
+      },
+    });
+  }
+
+  #onEvent(name: StreamEventName, data: string, id: string | undefined): void {
+    this.#contact();
+    if (name === 'ping') return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.#options.logger.warn(`ignored a ${name} event whose data is not JSON; reloading flags`);
+      this.#reload();
+      return;
+    }
+    if (name === 'flags:sync') {
+      const snapshot = parseSnapshot(parsed);
+      if (!snapshot) {
+        this.#options.logger.warn('ignored a flags:sync event that is not a snapshot; reloading flags');
+        this.#reload();
+        return;
+      }
+      const changes = this.#store.replace(snapshot);
+      if (changes?.length) this.#callbacks.changes(changes);
+      return;
+    }
+    const outcome = this.#store.apply(parsed as SdkFlagUpdate, id);
+    if (outcome.kind === 'applied') {
+      if (outcome.change) this.#callbacks.changes([outcome.change]);
+      if (outcome.gap) this.#reload();
+    } else if (outcome.kind === 'foreign') {
+      this.#reload();
+    }
+  }
+
+  /** Reloads the snapshot once (anything looked off on the stream); the stream goes on. */
+  #reload(): void {
+    if (this.#reloading || this.#stopped) return;
+    this.#reloading = true;
+    void this.#loadSnapshot().finally(() => {
+      this.#reloading = false;
+    });
+  }
+
+  #startPolling(): void {
+    this.#setState('polling');
+    if (this.#polling) return;
+    this.#polling = true;
+    this.#schedulePoll();
+  }
+
+  #stopPolling(): void {
+    this.#polling = false;
+    this.#pollTimer = cancel(this.#pollTimer);
+  }
+
+  #schedulePoll(): void {
+    if (this.#stopped) return;
+    this.#pollTimer = cancel(this.#pollTimer);
+    this.#pollTimer = later(this.#options.pollIntervalMs, async () => {
+      this.#pollTimer = undefined;
+      if (this.#stopped || (this.#options.stream && (!this.#polling || this.#streamOpen))) return;
+      await this.#loadSnapshot();
+      this.#schedulePoll();
+    });
+  }
+}

@@ -1,0 +1,134 @@
+/** Public types of the SDK client. */
+import type { SdkFlag } from '../core/types.js';
+import type { FlagwireError } from '../errors.js';
+
+/**
+ * Who a flag is evaluated for: `{ key, ...attributes }`, or a plain string taken as the key.
+ * Rollouts bucket by `key`; a user without one is outside every rollout below 100 %.
+ */
+export type User = string | { key?: string | null | undefined; [attribute: string]: unknown };
+
+/** Why an evaluation gave its value. */
+export type EvaluationReason =
+  /** The flag is disabled. */
+  | 'OFF'
+  /** A boolean flag that is enabled. */
+  | 'ON'
+  /** An enabled rollout flag whose bucket includes the user (or 100 %). */
+  | 'ROLLOUT_IN'
+  /** An enabled rollout flag whose bucket excludes the user (or 0 %). */
+  | 'ROLLOUT_OUT'
+  /** An enabled rollout flag between 1 and 99 %, and a user without a key. */
+  | 'MISSING_USER_KEY'
+  /** No flag of that key: the default was returned. */
+  | 'FLAG_NOT_FOUND'
+  /** No flags are loaded yet: the default was returned. */
+  | 'NOT_READY'
+  /** Something unexpected happened: the default was returned. */
+  | 'ERROR';
+
+export interface EvaluationDetail {
+  value: boolean;
+  reason: EvaluationReason;
+  /** The user's bucket (1..100) when a rollout was decided by it. */
+  bucket?: number;
+  /** The flag's version (environment revision of its last change), when the flag exists. */
+  version?: number;
+}
+
+/** One applied change of one flag. `before`/`after` are absent for a created/deleted flag. */
+export interface FlagChange {
+  key: string;
+  before: SdkFlag | undefined;
+  after: SdkFlag | undefined;
+}
+
+/**
+ * Connection state:
+ * - `idle`: created, not started;
+ * - `connecting`: loading flags for the first time;
+ * - `connected`: flags loaded and the stream open;
+ * - `reconnecting`: the stream dropped; backing off before the next attempt;
+ * - `polling`: flags are polled (`stream: false`, or the stream cannot be held meanwhile);
+ * - `stale`: no word from the server for longer than `staleAfterMs`;
+ * - `failed`: the key was refused (401/403); the client stopped for good;
+ * - `closed`: `close()` was called.
+ */
+export type ConnectionState =
+  | 'idle'
+  | 'connecting'
+  | 'connected'
+  | 'reconnecting'
+  | 'polling'
+  | 'stale'
+  | 'failed'
+  | 'closed';
+
+export interface ClientStatus {
+  state: ConnectionState;
+  /** Whether flags from the server (or a bootstrap) are loaded. */
+  ready: boolean;
+  /** Epoch milliseconds of the last time the server confirmed the data current, if ever. */
+  lastContactAt: number | undefined;
+  /** Milliseconds since then (`Infinity` if never). */
+  dataAgeMs: number;
+  /** The environment revision the client holds. */
+  revision: number | undefined;
+  /** The error that made the client fail, or the last connection error. */
+  lastError: FlagwireError | undefined;
+}
+
+/** Events of `client.on(...)`. `change:<flagKey>` fires for one flag only. */
+export interface ClientEvents {
+  /** Flags were loaded for the first time. */
+  ready: () => void;
+  /** A flag changed (created, updated, deleted), after the change is applied. */
+  change: (change: FlagChange) => void;
+  /** The connection state changed. */
+  status: (status: ClientStatus) => void;
+  /** A connection problem. Fatal ones (401/403) also put the client in `failed`. */
+  error: (error: FlagwireError) => void;
+}
+
+export type ClientEventName = keyof ClientEvents | `change:${string}`;
+
+export type ClientListener<E extends ClientEventName> = E extends keyof ClientEvents
+  ? ClientEvents[E]
+  : (change: FlagChange) => void;
+
+export interface ReadyOptions {
+  /** Reject with a `TIMEOUT` error after this many milliseconds (the client keeps trying). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A Flagwire client: `createClient(options)`. */
+export interface FlagwireClient {
+  /**
+   * Starts the client if it has not started, and resolves once flags are loaded. Rejects with
+   * a `FlagwireError`: `TIMEOUT` (the client keeps trying), `UNAUTHORIZED`/`FORBIDDEN` (the
+   * client stops), `ABORTED`, `CLIENT_CLOSED`.
+   */
+  ready(options?: ReadyOptions): Promise<void>;
+  /** Starts loading and streaming without waiting; `ready()` does this too. Idempotent. */
+  start(): void;
+  /**
+   * Whether `flagKey` is on for `user`, decided locally. Never throws: an unknown flag, a
+   * client that is not ready, or anything unexpected gives `defaultValue` (default `false`).
+   */
+  isEnabled(flagKey: string, user?: User, defaultValue?: boolean): boolean;
+  /** `isEnabled` with the reason and the bucket. Never throws. */
+  isEnabledDetail(flagKey: string, user?: User, defaultValue?: boolean): EvaluationDetail;
+  /** A copy of every flag the client holds, by key. */
+  allFlags(): Record<string, SdkFlag>;
+  /** Subscribes; returns a function that unsubscribes. A throwing listener never stops the others. */
+  on<E extends ClientEventName>(
+    event: E,
+    listener: ClientListener<E>,
+    options?: { signal?: AbortSignal },
+  ): () => void;
+  /** The connection state and the age of the data. */
+  status(): ClientStatus;
+  /** Stops all network activity and timers. Idempotent; evaluation keeps answering from the last flags. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+/**
+ * The SDK's one error type. `code` is stable and machine-readable; `status` is the HTTP
+ * status when there was an answer. Messages say what failed, the method and the URL, and
+ * never contain an API key or a secret.
+ */
+
+/** Codes of errors the SDK raises itself; service error codes (`NOT_FOUND`, ...) pass through. */
+export type FlagwireErrorCode =
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'NETWORK_ERROR'
+  | 'HTTP_ERROR'
+  | 'INVALID_RESPONSE'
+  | 'CLIENT_CLOSED'
+  | (string & {});
+
+const BRAND = Symbol.for('flagwire.error');
+
+export interface FlagwireErrorOptions {
+  status?: number | undefined;
+  method?: string | undefined;
+  url?: string | undefined;
+  cause?: unknown;
+}
+
+export class FlagwireError extends Error {
+  override readonly name: string = 'FlagwireError';
+  readonly code: FlagwireErrorCode;
+  /** HTTP status of the answer, when there was one. */
+  readonly status: number | undefined;
+  readonly method: string | undefined;
+  readonly url: string | undefined;
+
+  constructor(code: FlagwireErrorCode, message: string, options: FlagwireErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = options.status;
+    this.method = options.method;
+    this.url = options.url;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+/** True for any `FlagwireError`, also one from another copy of this package (ESM and CJS side by side). */
+export function isFlagwireError(value: unknown): value is FlagwireError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
