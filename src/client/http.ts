@@ -70,27 +70,43 @@ export async function fetchSnapshot(
   let timedOut = false;
   const abort = () => controller.abort();
   signal.addEventListener('abort', abort, { once: true });
+  // The deadline covers the body too, and does not rely on the fetch implementation
+  // turning an abort into an error of a body already being read.
+  let expire!: (error: Error) => void;
+  const deadline = new Promise<never>((_, reject) => {
+    expire = reject;
+  });
+  deadline.catch(() => {});
   const timer = later(options.timeoutMs, () => {
     timedOut = true;
     controller.abort();
+    expire(new Error('timeout'));
   });
+  const onAbort = () => expire(new Error('aborted'));
+  signal.addEventListener('abort', onAbort, { once: true });
   const headers: Record<string, string> = {
     authorization: options.authorization,
     accept: 'application/json',
   };
   if (etag) headers['if-none-match'] = etag;
   try {
-    const response = await options.fetch(url, { headers, signal: controller.signal, cache: 'no-store' });
+    const response = await Promise.race([
+      options.fetch(url, { headers, signal: controller.signal, cache: 'no-store' }),
+      deadline,
+    ]);
     if (response.status === 304) {
       await response.body?.cancel();
       return { kind: 'not-modified' };
     }
-    if (!response.ok) throw await errorForResponse(response, 'GET', url);
+    if (!response.ok) throw await Promise.race([errorForResponse(response, 'GET', url), deadline]);
     let body: unknown;
     try {
-      body = await response.json();
+      body = await Promise.race([response.json(), deadline]);
     } catch (cause) {
-      if (controller.signal.aborted) throw cause;
+      if (controller.signal.aborted) {
+        void response.body?.cancel().catch(() => {});
+        throw cause;
+      }
       throw new FlagwireError('INVALID_RESPONSE', `GET ${url} answered a body that is not JSON`, {
         status: response.status,
         method: 'GET',
@@ -128,5 +144,6 @@ export async function fetchSnapshot(
   } finally {
     cancel(timer);
     signal.removeEventListener('abort', abort);
+    signal.removeEventListener('abort', onAbort);
   }
 }
