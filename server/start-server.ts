@@ -3,14 +3,16 @@
  * and listen (`docs/protocol.md` §7).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { parseConfig } from './config.js';
+import { ApiError } from './errors.js';
 import { createRequestHandler } from './http/app.js';
 import { type Grant, KeyRing } from './http/auth.js';
+import { ClientErrorResponder } from './http/client-errors.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
-import { rawErrorResponse } from './http/respond.js';
+import { sendError } from './http/respond.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
 import type { Access, Environment } from './state/model.js';
 import { applyOp, type Database, fromSnapshot, toSnapshot } from './state/ops.js';
@@ -98,27 +100,6 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
   });
 }
 
-function clientErrorAnswer(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'HPE_HEADER_OVERFLOW':
-      return rawErrorResponse(
-        431,
-        'Request Header Fields Too Large',
-        'HEADERS_TOO_LARGE',
-        'request headers are too large',
-      );
-    case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return rawErrorResponse(
-        408,
-        'Request Timeout',
-        'REQUEST_TIMEOUT',
-        'the request took too long to arrive',
-      );
-    default:
-      return rawErrorResponse(400, 'Bad Request', 'BAD_REQUEST', 'malformed HTTP request');
-  }
-}
-
 /** Starts a reference server. See `StartServerOptions` for every option and its default. */
 export async function startServer(options: StartServerOptions = {}): Promise<FlagwireServer> {
   const resolved = resolveServerOptions(options);
@@ -155,15 +136,26 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const keyRing = new KeyRing(grants);
 
     const routes = [...sdkRoutes(hub), ...flagRoutes(service), ...webhookRoutes(service)];
+    const handle = createRequestHandler(routes, keyRing, logger);
+    const clientErrors = new ClientErrorResponder();
     const http = createServer(
-      { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
-      createRequestHandler(routes, keyRing, logger),
+      // A request without Host is served like any other (HTTP/1.0 clients, raw tools).
+      { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000, requireHostHeader: false },
+      (req, res) => {
+        clientErrors.track(req.socket, res);
+        handle(req, res);
+      },
     );
     server = http;
-    http.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-      if (socket.writable && !socket.destroyed) socket.end(clientErrorAnswer(error));
-      else socket.destroy();
-    });
+    http.on('connection', clientErrors.onConnection);
+    http.on('clientError', clientErrors.onClientError);
+    http.on('checkExpectation', (_req, res) =>
+      sendError(
+        res,
+        new ApiError(417, 'EXPECTATION_FAILED', 'only "Expect: 100-continue" is supported'),
+        true,
+      ),
+    );
     const address = await listen(http, resolved.port, resolved.host);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '[::1]' : shownHost}:${address.port}`;

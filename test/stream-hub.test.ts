@@ -35,7 +35,11 @@ class HealthyResponse extends StalledResponse {
   }
 }
 
-const req = { method: 'GET', socket: { setKeepAlive() {}, setNoDelay() {} } } as unknown as IncomingMessage;
+const req = {
+  method: 'GET',
+  resume() {},
+  socket: { setKeepAlive() {}, setNoDelay() {} },
+} as unknown as IncomingMessage;
 
 function environment(): Environment {
   return {

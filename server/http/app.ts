@@ -73,6 +73,15 @@ export function createRequestHandler(
     req.on('error', () => {});
     res.on('error', () => {});
     handle(req, res).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException)?.code;
+      const clientGone =
+        !(error instanceof ApiError) &&
+        (req.socket.destroyed || code === 'ECONNRESET' || (error as Error)?.message === 'aborted');
+      if (clientGone) {
+        // The client gave up (mid-upload, say): no one to answer, nothing to log.
+        res.destroy();
+        return;
+      }
       if (res.headersSent) {
         res.destroy();
         return;

@@ -44,7 +44,13 @@ export function sendError(res: ServerResponse, error: ApiError, close = false): 
 }
 
 /** The raw HTTP/1.1 bytes of a JSON error, for sockets the parser rejected before a response existed. */
-export function rawErrorResponse(status: number, reason: string, code: string, message: string): string {
+export function rawErrorResponse(
+  status: number,
+  reason: string,
+  code: string,
+  message: string,
+  headOnly = false,
+): string {
   const body = JSON.stringify({ error: code, message });
   return (
     `HTTP/1.1 ${status} ${reason}\r\n` +
@@ -52,6 +58,6 @@ export function rawErrorResponse(status: number, reason: string, code: string, m
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Access-Control-Allow-Origin: *\r\n' +
     'Connection: close\r\n\r\n' +
-    body
+    (headOnly ? '' : body)
   );
 }

@@ -92,6 +92,8 @@ export class StreamHub {
     // The retry hint rides on the first frame; alone when there is nothing to send.
     const frames = missed ? missed.join('') : view.syncFrame();
     const first = `retry: ${this.#options.retryMs}\n${frames || '\n'}`;
+    // A body nobody reads would pause the socket and hide the client's leaving.
+    req.resume();
     req.socket.setKeepAlive(true, 30_000);
     req.socket.setNoDelay(true);
     res.writeHead(200, SSE_HEADERS);

@@ -36,6 +36,19 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/**
+ * A short, safe rendering of a client's value for a message: strings quoted and cut at 100
+ * characters, numbers and booleans as they are, anything else by its kind. Never recurses
+ * (`JSON.stringify` of a deeply nested value would overflow the stack).
+ */
+function show(value: unknown): string {
+  if (typeof value === 'string') {
+    return value.length > 100 ? `${JSON.stringify(value.slice(0, 100))}…` : JSON.stringify(value);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return describe(value);
+}
+
 function isObject(value: unknown): value is Body {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -89,10 +102,7 @@ export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
   if (keyProblem) return fail('key', keyProblem);
   if (!('type' in body)) return fail('type', '"type" is required');
   if (body.type !== 'boolean' && body.type !== 'rollout') {
-    return fail(
-      'type',
-      `"type" must be "boolean" or "rollout", got ${JSON.stringify(body.type) ?? 'undefined'}`,
-    );
+    return fail('type', `"type" must be "boolean" or "rollout", got ${show(body.type)}`);
   }
   const type: FlagType = body.type;
   if ('enabled' in body && typeof body.enabled !== 'boolean') {
@@ -171,9 +181,9 @@ function eventsProblem(value: unknown): string | undefined {
   const seen = new Set<unknown>();
   for (const kind of value) {
     if (!(WEBHOOK_EVENT_KINDS as readonly unknown[]).includes(kind)) {
-      return `"events" may contain only ${WEBHOOK_EVENT_KINDS.join(', ')}; got ${JSON.stringify(kind)}`;
+      return `"events" may contain only ${WEBHOOK_EVENT_KINDS.join(', ')}; got ${show(kind)}`;
     }
-    if (seen.has(kind)) return `"events" lists ${JSON.stringify(kind)} twice`;
+    if (seen.has(kind)) return `"events" lists ${show(kind)} twice`;
     seen.add(kind);
   }
   return undefined;
