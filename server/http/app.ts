@@ -33,7 +33,7 @@ export function createRequestHandler(
   keys: KeyRing,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const target = splitTarget(req.url);
     if (!target) throw notFoundRoute(req.url ?? '');
     const match = matchRoute(routes, target.path);
@@ -48,7 +48,7 @@ export function createRequestHandler(
       });
       return;
     }
-    const grant = keys.authenticate(req.headers.authorization);
+    const grant = keys.authenticateOn(req.socket, req.headers.authorization);
     if (!grant) throw unauthorized();
     const spec = route.methods[method === 'HEAD' ? 'GET' : method];
     if (!spec) {
@@ -62,17 +62,19 @@ export function createRequestHandler(
       );
     }
     if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
-    const body = spec.body ? await readJsonBody(req) : undefined;
-    if (spec.body && body === undefined) {
-      throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
-    }
-    await spec.handler({ req, res, grant, params, body, query: target.query });
+    // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
+    if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query: target.query });
+    return readJsonBody(req).then((body) => {
+      if (body === undefined)
+        throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
+      return spec.handler({ req, res, grant, params, body, query: target.query });
+    });
   }
 
   return (req, res) => {
     req.on('error', () => {});
     res.on('error', () => {});
-    handle(req, res).catch((error: unknown) => {
+    const fail = (error: unknown) => {
       const code = (error as NodeJS.ErrnoException)?.code;
       const clientGone =
         !(error instanceof ApiError) &&
@@ -95,6 +97,11 @@ export function createRequestHandler(
         `internal error on ${req.method} ${splitTarget(req.url)?.path ?? ''}: ${(error as Error)?.stack ?? error}`,
       );
       sendError(res, new ApiError(500, 'INTERNAL_ERROR', 'internal server error'));
-    });
+    };
+    try {
+      handle(req, res)?.catch(fail);
+    } catch (error) {
+      fail(error);
+    }
   };
 }

@@ -31,6 +31,22 @@ export class KeyRing {
     return [...this.#byDigest.values()].map((entry) => entry.grant);
   }
 
+  readonly #bySocket = new WeakMap<object, { header: string; grant: Grant }>();
+
+  /**
+   * `authenticate`, remembering the last accepted header per connection: a keep-alive client
+   * sends the same header on every request. The comparison is with what this same connection
+   * sent before, so its timing reveals nothing about any key.
+   */
+  authenticateOn(socket: object, header: string | undefined): Grant | undefined {
+    if (header === undefined) return undefined;
+    const hit = this.#bySocket.get(socket);
+    if (hit !== undefined && hit.header === header) return hit.grant;
+    const grant = this.authenticate(header);
+    if (grant) this.#bySocket.set(socket, { header, grant });
+    return grant;
+  }
+
   /** The grant of the `Authorization` header's key, or `undefined` (→ 401). */
   authenticate(header: string | undefined): Grant | undefined {
     if (header === undefined) return undefined;

@@ -23,17 +23,18 @@ export function sendBytes(
   bytes: Buffer,
   headers?: Record<string, string>,
 ): void {
-  res.writeHead(status, {
-    ...CORS_HEADERS,
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': String(bytes.length),
-  });
+  res.writeHead(
+    status,
+    Object.assign({}, CORS_HEADERS, headers, {
+      'content-type': 'application/json',
+      'content-length': String(bytes.length),
+    }),
+  );
   res.end(bytes);
 }
 
 export function sendEmpty(res: ServerResponse, status: number, headers?: Record<string, string>): void {
-  res.writeHead(status, { ...CORS_HEADERS, ...headers });
+  res.writeHead(status, Object.assign({}, CORS_HEADERS, headers));
   res.end();
 }
 

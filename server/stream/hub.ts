@@ -46,7 +46,7 @@ export class StreamHub {
 
   /** Creates the view of an environment from its current (durable) state. */
   addEnvironment(env: Environment): void {
-    this.#views.set(env.id, new SdkView(env, this.#options.historySize));
+    this.#views.set(env.id, new SdkView(env, this.#options.historySize, this.#options.retryMs));
     this.#streams.set(env.id, new Set());
   }
 
@@ -90,8 +90,7 @@ export class StreamHub {
     }
     const missed = view.framesSince(lastEventId);
     // The retry hint rides on the first frame; alone when there is nothing to send.
-    const frames = missed ? missed.join('') : view.syncFrame();
-    const first = `retry: ${this.#options.retryMs}\n${frames || '\n'}`;
+    const first = missed ? `retry: ${this.#options.retryMs}\n${missed.join('') || '\n'}` : view.syncOpening();
     // A body nobody reads would pause the socket and hide the client's leaving.
     req.resume();
     req.socket.setKeepAlive(true, 30_000);
@@ -120,7 +119,7 @@ export class StreamHub {
     this.#count = 0;
   }
 
-  #write(subscriber: Subscriber, frame: string): void {
+  #write(subscriber: Subscriber, frame: string | Buffer): void {
     const { res } = subscriber;
     if (res.destroyed) return;
     res.write(frame);

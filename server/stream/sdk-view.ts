@@ -5,12 +5,17 @@
  * a gap or a duplicate (`docs/protocol.md` §5).
  */
 import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
+import { CORS_HEADERS } from '../http/respond.js';
 import type { Environment, FlagChange } from '../state/model.js';
 import { toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
 
 export interface CachedSnapshot {
   body: Buffer;
   etag: string;
+  /** Response headers of a 200 with `body`, built once per revision (the hot path). */
+  okHeaders: Readonly<Record<string, string>>;
+  /** Response headers of a 304. */
+  notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
 export class SdkView {
@@ -22,8 +27,11 @@ export class SdkView {
   /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
   #oldest: number;
   #cached: CachedSnapshot | undefined;
+  #syncOpening: { revision: number; bytes: Buffer } | undefined;
+  readonly #retryMs: number;
 
-  constructor(env: Environment, historySize: number) {
+  constructor(env: Environment, historySize: number, retryMs: number) {
+    this.#retryMs = retryMs;
     this.epoch = env.epoch;
     this.#revision = env.revision;
     this.#oldest = env.revision + 1;
@@ -67,14 +75,38 @@ export class SdkView {
         eventId: this.eventId(),
         flags: Object.fromEntries(this.#flags),
       };
-      this.#cached = { body: Buffer.from(JSON.stringify(body)), etag: `"${this.eventId()}"` };
+      const bytes = Buffer.from(JSON.stringify(body));
+      const etag = `"${this.eventId()}"`;
+      const notModifiedHeaders = {
+        ...CORS_HEADERS,
+        etag,
+        'cache-control': 'no-cache',
+        vary: 'Authorization',
+      };
+      this.#cached = {
+        body: bytes,
+        etag,
+        notModifiedHeaders,
+        okHeaders: {
+          ...notModifiedHeaders,
+          'content-type': 'application/json',
+          'content-length': String(bytes.length),
+        },
+      };
     }
     return this.#cached;
   }
 
-  /** A `flags:sync` frame carrying the whole snapshot. */
-  syncFrame(): string {
-    return `id: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
+  /**
+   * The first bytes of a stream that needs a full sync: the `retry:` hint and a `flags:sync`
+   * frame carrying the whole snapshot. Built once per revision and shared by every new stream.
+   */
+  syncOpening(): Buffer {
+    if (this.#syncOpening?.revision !== this.#revision) {
+      const text = `retry: ${this.#retryMs}\nid: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
+      this.#syncOpening = { revision: this.#revision, bytes: Buffer.from(text) };
+    }
+    return this.#syncOpening.bytes;
   }
 
   /**

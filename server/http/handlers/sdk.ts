@@ -1,6 +1,5 @@
 /** The SDK endpoints: `GET /sdk/flags` and the event stream (`docs/protocol.md` §5). */
 import type { StreamHub } from '../../stream/hub.js';
-import { sendBytes, sendEmpty } from '../respond.js';
 import { defineRoute, type RequestContext, type Route } from '../router.js';
 
 /** Whether an `If-None-Match` header names `etag` (or is `*`). */
@@ -33,10 +32,14 @@ export function sdkRoutes(hub: StreamHub): Route[] {
         body: false,
         action: 'read flags',
         handler: ({ req, res, grant }) => {
-          const { body, etag } = hub.view(grant.env).snapshot();
-          const headers = { etag, 'cache-control': 'no-cache', vary: 'Authorization' };
-          if (matchesEtag(req.headers['if-none-match'], etag)) sendEmpty(res, 304, headers);
-          else sendBytes(res, 200, body, headers);
+          const snapshot = hub.view(grant.env).snapshot();
+          if (matchesEtag(req.headers['if-none-match'], snapshot.etag)) {
+            res.writeHead(304, snapshot.notModifiedHeaders);
+            res.end();
+          } else {
+            res.writeHead(200, snapshot.okHeaders);
+            res.end(snapshot.body);
+          }
         },
       },
     },
