@@ -147,7 +147,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       },
     );
     server = http;
-    http.on('connection', clientErrors.onConnection);
     http.on('clientError', clientErrors.onClientError);
     http.on('checkExpectation', (_req, res) =>
       sendError(

@@ -39,34 +39,38 @@ function answerFor(error: ParserError, head: boolean): string {
 export class ClientErrorResponder {
   readonly #inFlight = new WeakMap<Socket, number>();
   readonly #deferred = new WeakMap<Socket, () => void>();
-  /** The first bytes each connection sent, to tell the method of a request the parser rejected. */
-  readonly #firstBytes = new WeakMap<Socket, string>();
-  readonly #served = new WeakSet<Socket>();
+  /** Per connection: bytes read when the last request head completed. */
+  readonly #lastHeadAt = new WeakMap<Socket, number>();
 
-  /** The server's `connection` listener. */
-  readonly onConnection = (socket: Socket): void => {
-    socket.once('data', (chunk: Buffer) => this.#firstBytes.set(socket, chunk.toString('latin1', 0, 16)));
-  };
-
-  /** Whether the request the parser rejected is a `HEAD` (its answer then has no body). */
-  #isHead(error: ParserError, socket: Socket): boolean {
+  /**
+   * Whether the request the parser rejected is a `HEAD` (its answer then has no body), or
+   * `undefined` when its first bytes came in an earlier packet that is gone. (A `data`
+   * listener to remember them would take every connection off Node's native parser path.)
+   */
+  #isHead(error: ParserError, socket: Socket): boolean | undefined {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return false;
     const raw = error.rawPacket;
-    if (raw) {
-      const text = raw.toString('latin1', 0, error.bytesParsed ?? raw.length);
-      const end = text.lastIndexOf('\r\n\r\n');
-      if (end >= 0) return HEAD.test(text.slice(end + 4));
-    }
-    // The rejected request began this packet, or (sent in several packets) the connection.
-    const start = raw?.toString('latin1', 0, 16) ?? '';
-    if (!this.#served.has(socket)) return HEAD.test(this.#firstBytes.get(socket) ?? start);
-    return HEAD.test(start);
+    if (!raw) return undefined;
+    const text = raw.toString('latin1', 0, error.bytesParsed ?? raw.length);
+    // A request pipelined in this packet behind a complete one starts after its head.
+    const end = text.lastIndexOf('\r\n\r\n');
+    if (end >= 0) return HEAD.test(text.slice(end + 4));
+    // Otherwise the packet starts the request if it is the first after the last complete
+    // head (or the connection's first); else the request began in a packet that is gone.
+    const packetStart = socket.bytesRead - raw.length;
+    const lastHead = this.#lastHeadAt.get(socket);
+    if (packetStart <= (lastHead ?? 0)) return HEAD.test(raw.toString('latin1', 0, 16));
+    // The request began in an earlier packet that is gone: most likely not a HEAD (a JSON
+    // 431 for an oversized GET matters more than a body a HEAD client would ignore).
+    return false;
   }
 
   /** Call for every request: counts the responses under way on its socket. */
   track(socket: Socket, res: ServerResponse): void {
-    this.#served.add(socket);
     this.#inFlight.set(socket, (this.#inFlight.get(socket) ?? 0) + 1);
+    this.#lastHeadAt.set(socket, socket.bytesRead);
     res.once('close', () => {
+      this.#lastHeadAt.set(socket, socket.bytesRead);
       const left = (this.#inFlight.get(socket) ?? 1) - 1;
       this.#inFlight.set(socket, left);
       if (left === 0) {
@@ -81,7 +85,8 @@ export class ClientErrorResponder {
   readonly onClientError = (error: ParserError, socket: Socket): void => {
     const head = this.#isHead(error, socket);
     const send = () => {
-      if (socket.writable && !socket.destroyed) socket.end(answerFor(error, head));
+      // A request whose method cannot be known gets no answer: a body could break a HEAD client.
+      if (head !== undefined && socket.writable && !socket.destroyed) socket.end(answerFor(error, head));
       else socket.destroy();
     };
     // A client that closed its side mid-request (EOF) will send nothing more: answer now,
