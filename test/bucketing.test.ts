@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import murmurhash from 'murmurhash';
 import { describe, expect, it } from 'vitest';
 import { bucketOf, isInRollout } from '../src/core/bucketing.js';
-import { murmur3, murmur3Pair } from '../src/core/murmur3.js';
+import { murmur3, murmur3Continue, murmur3Pair, murmur3Prefix } from '../src/core/murmur3.js';
 
 interface Vector {
   flagKey: string;
@@ -270,5 +270,23 @@ describe('isInRollout', () => {
 describe('agreement with the murmurhash package', () => {
   it('gives the same hash as murmurhash.v3 (which hashes UTF-8 bytes) on every vector', () => {
     for (const v of vectors) expect(murmurhash.v3(v.input, 0), v.input).toBe(v.hash);
+  });
+});
+
+describe('murmur3Prefix / murmur3Continue', () => {
+  it('continues a precomputed flagKey + ":" state to the same hash on every vector', () => {
+    for (const v of vectors) {
+      expect(murmur3Continue(murmur3Prefix(`${v.flagKey}:`), v.userKey), v.input).toBe(v.hash);
+    }
+  });
+
+  it('decides rollouts the same with and without the prefix', () => {
+    const prefix = murmur3Prefix('checkout:');
+    for (let i = 0; i < 2000; i++) {
+      const user = `user-${i}-é`;
+      for (const p of [1, 33, 50, 99]) {
+        expect(isInRollout('checkout', user, p, prefix)).toBe(isInRollout('checkout', user, p));
+      }
+    }
   });
 });

@@ -124,7 +124,7 @@ class Client implements FlagwireClient {
 
   isEnabled(flagKey: string, user?: User, defaultValue = false): boolean {
     try {
-      return evaluateFlag(this.#flags.get(flagKey), flagKey, user, defaultValue);
+      return evaluateFlag(this.#flags.get(flagKey), flagKey, user, defaultValue, this.#store.prefixes);
     } catch {
       return defaultValue === true;
     }

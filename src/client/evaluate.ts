@@ -3,6 +3,7 @@
  * and for a rollout one allocation-free murmur3 over the two keys.
  */
 import { bucketOf, isInRollout } from '../core/bucketing.js';
+import type { Murmur3Prefix } from '../core/murmur3.js';
 import type { SdkFlag } from '../core/types.js';
 import type { EvaluationDetail, User } from './types.js';
 
@@ -18,11 +19,13 @@ export function evaluateFlag(
   flagKey: string,
   user: User | undefined,
   defaultValue: boolean,
+  prefixes: ReadonlyMap<string, Murmur3Prefix>,
 ): boolean {
   if (flag === undefined) return defaultValue;
   if (!flag.enabled) return false;
   if (flag.type !== 'rollout') return true;
-  return isInRollout(flagKey, typeof user === 'string' ? user : user?.key, flag.percentage ?? 0);
+  const key = typeof user === 'string' ? user : user?.key;
+  return isInRollout(flagKey, key, flag.percentage ?? 0, prefixes.get(flagKey));
 }
 
 /** The answer with its reason (`flag` undefined: `FLAG_NOT_FOUND`, or `NOT_READY` when nothing is loaded). */

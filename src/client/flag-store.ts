@@ -4,6 +4,7 @@
  * ignored; a stream update is applied only if its revision is newer than everything
  * applied so far. Every applied change is reported, so the client can emit it.
  */
+import { type Murmur3Prefix, murmur3Prefix } from '../core/murmur3.js';
 import type { Flag, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 import type { FlagChange } from './types.js';
 
@@ -28,6 +29,8 @@ export function parseEventId(id: string | undefined): { epoch: string; revision:
 export class FlagStore {
   /** The flags, by key: read directly by evaluation. */
   readonly flags = new Map<string, SdkFlag>();
+  /** Hash state of `key + ':'` for every rollout flag, so evaluation hashes only the user key. */
+  readonly prefixes = new Map<string, Murmur3Prefix>();
   #epoch: string | undefined;
   #revision = -1;
   #loaded = false;
@@ -56,7 +59,7 @@ export class FlagStore {
     for (const [key, before] of this.flags) {
       const after = Object.hasOwn(next, key) ? next[key] : undefined;
       if (!after) {
-        this.flags.delete(key);
+        this.#remove(key);
         changes.push({ key, before, after: undefined });
       }
     }
@@ -64,7 +67,7 @@ export class FlagStore {
       const after = next[key]!;
       const before = this.flags.get(key);
       if (before && same(before, after)) continue;
-      this.flags.set(key, after);
+      this.#set(after);
       changes.push({ key, before, after });
     }
     this.#epoch = snapshot.epoch;
@@ -88,6 +91,17 @@ export class FlagStore {
     return changes;
   }
 
+  #set(flag: SdkFlag): void {
+    this.flags.set(flag.key, flag);
+    if (flag.type === 'rollout' && !this.prefixes.has(flag.key))
+      this.prefixes.set(flag.key, murmur3Prefix(`${flag.key}:`));
+  }
+
+  #remove(key: string): void {
+    this.flags.delete(key);
+    this.prefixes.delete(key);
+  }
+
   /** Applies one `flags:updated` event. */
   apply(update: SdkFlagUpdate, eventId: string | undefined): UpdateOutcome {
     const id = parseEventId(eventId);
@@ -99,7 +113,7 @@ export class FlagStore {
     if (before && before.version >= update.version) return { kind: 'applied', change: undefined, gap };
     if (update.deleted) {
       if (!before) return { kind: 'applied', change: undefined, gap };
-      this.flags.delete(update.key);
+      this.#remove(update.key);
       return { kind: 'applied', change: { key: update.key, before, after: undefined }, gap };
     }
     const after: SdkFlag =
@@ -112,7 +126,7 @@ export class FlagStore {
             version: update.version,
           }
         : { key: update.key, type: 'boolean', enabled: update.enabled, version: update.version };
-    this.flags.set(update.key, after);
+    this.#set(after);
     return { kind: 'applied', change: { key: update.key, before, after }, gap };
   }
 }

@@ -4,7 +4,7 @@
  * a rollout iff the flag is enabled and `bucket <= percentage`. Pure and side-effect free,
  * shared by the SDK and the tests. Golden values: `test/vectors/bucketing.json`.
  */
-import { murmur3Pair } from './murmur3.js';
+import { type Murmur3Prefix, murmur3Continue, murmur3Pair } from './murmur3.js';
 
 /**
  * The user's bucket for a flag, 1 to 100. Deterministic and the same in every SDK; independent
@@ -38,15 +38,19 @@ export function bucketOf(flagKey: string, userKey: string): number {
  * @param flagKey - The flag's key.
  * @param userKey - The user's key, if any.
  * @param percentage - The rollout percentage, normally an integer 0..100.
+ * @param prefix - Optionally `murmur3Prefix(flagKey + ':')`, precomputed, so that only the
+ *   user key is hashed (the SDK's hot path); the result is the same.
  * @returns `true` if the user is in the rollout.
  */
 export function isInRollout(
   flagKey: string,
   userKey: string | undefined | null,
   percentage: number,
+  prefix?: Murmur3Prefix,
 ): boolean {
   if (percentage >= 100) return true;
   if (!(percentage > 0)) return false;
   if (typeof userKey !== 'string' || userKey === '') return false;
-  return bucketOf(flagKey, userKey) <= percentage;
+  const bucket = prefix ? (murmur3Continue(prefix, userKey) % 100) + 1 : bucketOf(flagKey, userKey);
+  return bucket <= percentage;
 }

@@ -24,14 +24,20 @@ function round(h: number, k: number): number {
 }
 
 /**
- * Hashes `first`, then (when `joined`) the byte `:` and `second`, as one UTF-8 byte stream.
- * A single loop over both strings keeps the whole state in locals.
+ * Hashes `first`, then (when `joined`) the byte `:` and `second`, as one UTF-8 byte stream,
+ * continuing from the state `h, k, shift, length` (a fresh hash: `seed, 0, 0, 0`), and
+ * finishes. A single loop over both strings keeps the whole state in locals.
  */
-function hash(first: string, second: string, joined: boolean, seed: number): number {
-  let h = seed | 0;
-  let k = 0; // pending bytes of the current block, little-endian
-  let shift = 0; // bits pending in `k`: 0, 8, 16 or 24
-  let length = 0; // total bytes hashed
+function hash(
+  first: string,
+  second: string,
+  joined: boolean,
+  h: number,
+  k: number, // pending bytes of the current block, little-endian
+  shift: number, // bits pending in `k`: 0, 8, 16 or 24
+  length: number, // total bytes hashed
+): number {
+  h |= 0;
   let text = first;
   for (;;) {
     const n = text.length;
@@ -120,7 +126,9 @@ function hash(first: string, second: string, joined: boolean, seed: number): num
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return h >>> 0;
+  // Signed: `hash` is too large to inline, and an unsigned result >= 2^31 would be boxed
+  // as a heap number on its way out. The small callers below make it unsigned.
+  return h;
 }
 
 /**
@@ -133,7 +141,7 @@ function hash(first: string, second: string, joined: boolean, seed: number): num
  * murmur3('hello'); // 613153351
  */
 export function murmur3(text: string, seed = 0): number {
-  return hash(text, '', false, seed);
+  return hash(text, '', false, seed, 0, 0, 0) >>> 0;
 }
 
 /**
@@ -145,5 +153,39 @@ export function murmur3(text: string, seed = 0): number {
  * @returns The same unsigned 32-bit integer as `murmur3(flagKey + ':' + userKey)`.
  */
 export function murmur3Pair(flagKey: string, userKey: string): number {
-  return hash(flagKey, userKey, true, 0);
+  return hash(flagKey, userKey, true, 0, 0, 0, 0) >>> 0;
+}
+
+/** The state of a seed-0 hash after some bytes, to continue with {@link murmur3Continue}. */
+export interface Murmur3Prefix {
+  readonly h: number;
+  readonly k: number;
+  readonly shift: number;
+  readonly length: number;
+}
+
+/**
+ * The hash state after the UTF-8 bytes of `prefix` (e.g. `flagKey + ':'`), computed once
+ * per flag so that evaluation hashes only the user key.
+ */
+export function murmur3Prefix(prefix: string): Murmur3Prefix {
+  let h = 0;
+  let k = 0;
+  let shift = 0;
+  const bytes = new TextEncoder().encode(prefix);
+  for (const byte of bytes) {
+    k |= byte << shift;
+    shift += 8;
+    if (shift === 32) {
+      h = round(h, k);
+      k = 0;
+      shift = 0;
+    }
+  }
+  return { h, k, shift, length: bytes.length };
+}
+
+/** The same as `murmur3(prefixText + text)`, given `murmur3Prefix(prefixText)`. Allocates nothing. */
+export function murmur3Continue(prefix: Murmur3Prefix, text: string): number {
+  return hash(text, '', false, prefix.h, prefix.k, prefix.shift, prefix.length) >>> 0;
 }
