@@ -1,4 +1,6 @@
 /** Stored records to their wire representations (`docs/protocol.md` §3). */
+
+import { sdkFlag } from '../../src/core/sdk-flag.js';
 import type { CreatedWebhook, Flag, SdkFlag, SdkFlagUpdate, Webhook } from '../../src/core/types.js';
 import type { StoredFlag, StoredWebhook } from './model.js';
 
@@ -16,29 +18,12 @@ export function toFlag(flag: StoredFlag): Flag {
 }
 
 export function toSdkFlag(flag: StoredFlag): SdkFlag {
-  return flag.type === 'rollout'
-    ? {
-        key: flag.key,
-        type: 'rollout',
-        enabled: flag.enabled,
-        percentage: flag.percentage ?? 0,
-        version: flag.version,
-      }
-    : { key: flag.key, type: 'boolean', enabled: flag.enabled, version: flag.version };
+  return sdkFlag(flag, flag.version);
 }
 
 /** Data of a `flags:updated` event for a deleted flag. */
 export function toDeletedSdkFlag(flag: StoredFlag, version: number): SdkFlagUpdate {
-  return flag.type === 'rollout'
-    ? {
-        key: flag.key,
-        type: 'rollout',
-        enabled: false,
-        percentage: flag.percentage ?? 0,
-        version,
-        deleted: true,
-      }
-    : { key: flag.key, type: 'boolean', enabled: false, version, deleted: true };
+  return { ...sdkFlag(flag, version), enabled: false, deleted: true };
 }
 
 export function toWebhook(webhook: StoredWebhook): Webhook {

@@ -5,6 +5,7 @@
  * applied so far. Every applied change is reported, so the client can emit it.
  */
 import { type Murmur3Prefix, murmur3Prefix } from '../core/murmur3.js';
+import { sdkFlag } from '../core/sdk-flag.js';
 import type { Flag, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 import type { FlagChange } from './types.js';
 
@@ -79,12 +80,7 @@ export class FlagStore {
   /** Loads flags in the management representation (a bootstrap without revision). */
   replaceWithFlags(flags: readonly Flag[]): FlagChange[] {
     const map: Record<string, SdkFlag> = {};
-    for (const f of flags) {
-      map[f.key] =
-        f.type === 'rollout'
-          ? { key: f.key, type: 'rollout', enabled: f.enabled, percentage: f.percentage, version: 0 }
-          : { key: f.key, type: 'boolean', enabled: f.enabled, version: 0 };
-    }
+    for (const f of flags) map[f.key] = sdkFlag(f, 0);
     const changes = this.replace({ epoch: '', revision: -1, eventId: '', flags: map }) ?? [];
     this.#epoch = undefined;
     this.#revision = -1;
@@ -116,16 +112,7 @@ export class FlagStore {
       this.#remove(update.key);
       return { kind: 'applied', change: { key: update.key, before, after: undefined }, gap };
     }
-    const after: SdkFlag =
-      update.type === 'rollout'
-        ? {
-            key: update.key,
-            type: 'rollout',
-            enabled: update.enabled,
-            percentage: update.percentage ?? 0,
-            version: update.version,
-          }
-        : { key: update.key, type: 'boolean', enabled: update.enabled, version: update.version };
+    const after = sdkFlag(update, update.version);
     this.#set(after);
     return { kind: 'applied', change: { key: update.key, before, after }, gap };
   }
