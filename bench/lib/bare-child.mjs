@@ -7,6 +7,7 @@
  * → `{ url }`; `cpu` → `process.cpuUsage()`; `close`.
  */
 import { createServer } from 'node:http';
+import { serveCommands } from './child.mjs';
 
 let server;
 
@@ -45,11 +46,4 @@ const commands = {
   },
 };
 
-process.on('message', async (msg) => {
-  try {
-    process.send({ id: msg.id, result: await commands[msg.cmd](msg) });
-  } catch (error) {
-    process.send({ id: msg.id, error: error?.stack ?? String(error) });
-  }
-});
-process.on('disconnect', () => process.exit(0));
+serveCommands(commands);

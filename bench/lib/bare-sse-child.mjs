@@ -10,6 +10,7 @@
  * GC plus `streamCount`; `cpu` → `process.cpuUsage()`; `close`.
  */
 import { createServer } from 'node:http';
+import { serveCommands } from './child.mjs';
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -80,11 +81,4 @@ const commands = {
   },
 };
 
-process.on('message', async (msg) => {
-  try {
-    process.send({ id: msg.id, result: await commands[msg.cmd](msg) });
-  } catch (error) {
-    process.send({ id: msg.id, error: error?.stack ?? String(error) });
-  }
-});
-process.on('disconnect', () => process.exit(0));
+serveCommands(commands);

@@ -4,6 +4,8 @@
  * after a full GC (run with `--expose-gc`), `close` → closes the server and exits
  * (so a `--cpu-prof` profile is written).
  */
+import { serveCommands } from './child.mjs';
+
 const { startServer } = await import(process.env.FLAGWIRE_SERVER_MODULE_URL);
 
 let server;
@@ -39,13 +41,4 @@ const commands = {
   },
 };
 
-process.on('message', async (msg) => {
-  try {
-    const result = await commands[msg.cmd](msg);
-    process.send({ id: msg.id, result });
-  } catch (error) {
-    process.send({ id: msg.id, error: error?.stack ?? String(error) });
-  }
-});
-// Exit with the parent.
-process.on('disconnect', () => process.exit(0));
+serveCommands(commands);

@@ -11,13 +11,13 @@
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { serveCommands, timedPatch } from './child.mjs';
 
 const streams = [];
 /** The PATCH in flight: what every stream must reach, and when the last one did. */
 let current;
 
 const agent = new http.Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-const patchAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 function onFrame(stream, frame, at) {
   if (!stream.opened) {
@@ -71,37 +71,6 @@ function openStream(url, key, index) {
   });
 }
 
-function patch(url, key, flag, body) {
-  const payload = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${url}/api/v1/flags/${encodeURIComponent(flag)}`,
-      {
-        method: 'PATCH',
-        agent: patchAgent,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const at = performance.now();
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(at) : reject(new Error(`PATCH: ${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 const commands = {
   async open({ url, key, count, batch = 100 }) {
     const t0 = performance.now();
@@ -129,7 +98,7 @@ const commands = {
       });
       current = { target, remaining: streams.length, first: undefined, last: undefined, done };
       const sent = performance.now();
-      const responded = await patch(url, key, flag, { enabled });
+      const responded = await timedPatch(url, key, flag, { enabled });
       const timer = setTimeout(() => done(), timeoutMs);
       await allReceived;
       clearTimeout(timer);
@@ -159,11 +128,4 @@ const commands = {
   },
 };
 
-process.on('message', async (msg) => {
-  try {
-    process.send({ id: msg.id, result: await commands[msg.cmd](msg) });
-  } catch (error) {
-    process.send({ id: msg.id, error: error?.stack ?? String(error) });
-  }
-});
-process.on('disconnect', () => process.exit(0));
+serveCommands(commands);

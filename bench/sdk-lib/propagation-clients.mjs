@@ -22,6 +22,7 @@
 import { execSync } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { serveCommands, timedPatch } from '../lib/child.mjs';
 
 const { sdkUrl } = JSON.parse(process.argv[2] ?? '{}');
 const { createClient } = await import(sdkUrl);
@@ -148,40 +149,6 @@ function openRaw(url, key) {
   });
 }
 
-const patchAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-/** PATCH `{ enabled }`; resolves `performance.now()` when the 200's head arrived. */
-function patch(url, key, flag, enabled) {
-  const payload = JSON.stringify({ enabled });
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${url}/api/v1/flags/${encodeURIComponent(flag)}`,
-      {
-        method: 'PATCH',
-        agent: patchAgent,
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const at = performance.now();
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => {
-          text += c;
-        });
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(at) : reject(new Error(`PATCH: ${res.statusCode} ${text}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
-
 let seq = 0;
 /** The flag's state as the first SDK client sees it (or `false` before any client exists). */
 let enabledNow = false;
@@ -232,7 +199,7 @@ const commands = {
       seq += 1;
       current = { seq, target, expected, remaining: waitingFor, first: undefined, last: undefined, done };
       const sent = performance.now();
-      const responded = await patch(url, key, flag, expected);
+      const responded = await timedPatch(url, key, flag, { enabled: expected });
       const timer = setTimeout(() => done(), timeoutMs);
       await all;
       clearTimeout(timer);
@@ -263,11 +230,4 @@ const commands = {
   },
 };
 
-process.on('message', async (msg) => {
-  try {
-    process.send({ id: msg.id, result: await commands[msg.cmd](msg) });
-  } catch (error) {
-    process.send({ id: msg.id, error: error?.stack ?? String(error) });
-  }
-});
-process.on('disconnect', () => process.exit(0));
+serveCommands(commands);
