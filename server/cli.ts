@@ -18,6 +18,10 @@ const USAGE = `Usage: flagwire-server [options]
   --data DIR               durable data directory (default ./.flagwire)
   --memory                 keep everything in memory instead
   --ping-interval SECONDS  interval of stream pings (default 15)
+  --webhook-retry-delays MS,MS,...
+                           delays between webhook delivery attempts, in milliseconds
+                           (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
+  --webhook-timeout MS     time a receiver has to answer a delivery (default 15000)
   -h, --help               show this help`;
 
 class UsageError extends Error {}
@@ -46,6 +50,8 @@ function parse(argv: string[]): StartServerOptions | undefined {
       data: { type: 'string' },
       memory: { type: 'boolean' },
       'ping-interval': { type: 'string' },
+      'webhook-retry-delays': { type: 'string' },
+      'webhook-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -60,6 +66,20 @@ function parse(argv: string[]): StartServerOptions | undefined {
   else options.dataDir = values.data ?? './.flagwire';
   const ping = number('ping-interval', values['ping-interval'], (n) => Number.isFinite(n) && n > 0);
   if (ping !== undefined) options.pingIntervalMs = ping * 1000;
+  const delays = values['webhook-retry-delays'];
+  if (delays !== undefined) {
+    options.webhookRetryDelaysMs = delays.split(',').map((part) => {
+      const ms = Number(part);
+      if (part.trim() === '' || !Number.isFinite(ms) || ms < 0) {
+        throw new UsageError(
+          `invalid --webhook-retry-delays ${JSON.stringify(delays)}: milliseconds separated by commas`,
+        );
+      }
+      return ms;
+    });
+  }
+  const timeout = number('webhook-timeout', values['webhook-timeout'], (n) => Number.isFinite(n) && n > 0);
+  if (timeout !== undefined) options.webhookTimeoutMs = timeout;
   if (values.config !== undefined) {
     let text: string;
     try {

@@ -59,6 +59,27 @@ export interface StartServerOptions {
    */
   compactAfterEntries?: number;
   /**
+   * Delays between webhook delivery attempts, in milliseconds (each jittered by +-20 %);
+   * after the last one a delivery fails.
+   * @default [5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h]
+   */
+  webhookRetryDelaysMs?: number[];
+  /**
+   * Time a receiver has to answer a delivery with a 2xx.
+   * @default 15000
+   */
+  webhookTimeoutMs?: number;
+  /**
+   * Deliveries under way at once, across all webhooks.
+   * @default 16
+   */
+  webhookConcurrency?: number;
+  /**
+   * After a secret rotation, how long the previous secret keeps signing.
+   * @default 86400000 (24 h)
+   */
+  webhookSecretGraceMs?: number;
+  /**
    * Where the server reports warnings and internal errors; `false` silences it.
    * @default warnings and errors to `console.error`
    */
@@ -76,8 +97,25 @@ export interface ResolvedServerOptions {
   streamRetryMs: number;
   compactAfterEntries: number;
   compactAfterBytes: number;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookConcurrency: number;
+  webhookSecretGraceMs: number;
   logger: Logger;
 }
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+/** The contract's retry schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS_MS = [
+  5000,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+];
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const toStderr: Logger = {
@@ -92,6 +130,14 @@ function positive(name: string, value: number | undefined, fallback: number): nu
     throw new TypeError(`startServer: "${name}" must be a positive number, got ${String(value)}`);
   }
   return value;
+}
+
+function retryDelays(value: number[] | undefined): number[] {
+  if (value === undefined) return [...DEFAULT_WEBHOOK_RETRY_DELAYS_MS];
+  if (!Array.isArray(value) || value.some((d) => typeof d !== 'number' || !Number.isFinite(d) || d < 0)) {
+    throw new TypeError('startServer: "webhookRetryDelaysMs" must be an array of non-negative milliseconds');
+  }
+  return [...value];
 }
 
 export function resolveServerOptions(options: StartServerOptions = {}): ResolvedServerOptions {
@@ -118,6 +164,10 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     streamRetryMs: Math.floor(positive('streamRetryMs', options.streamRetryMs, 1000)),
     compactAfterEntries: Math.floor(positive('compactAfterEntries', options.compactAfterEntries, 10_000)),
     compactAfterBytes: 16 * 1024 * 1024,
+    webhookRetryDelaysMs: retryDelays(options.webhookRetryDelaysMs),
+    webhookTimeoutMs: positive('webhookTimeoutMs', options.webhookTimeoutMs, 15_000),
+    webhookConcurrency: Math.floor(positive('webhookConcurrency', options.webhookConcurrency, 16)),
+    webhookSecretGraceMs: positive('webhookSecretGraceMs', options.webhookSecretGraceMs, 24 * HOUR),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };
 }

@@ -21,6 +21,7 @@ import { createFileStorage } from './store/file-storage.js';
 import { createMemoryStorage } from './store/memory-storage.js';
 import type { Storage } from './store/storage.js';
 import { StreamHub } from './stream/hub.js';
+import { Dispatcher } from './webhooks/dispatcher.js';
 
 /** An API key the server accepts, with what it opens. */
 export interface ServerKey {
@@ -114,6 +115,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       })
     : createMemoryStorage();
   let server: Server | undefined;
+  let stopDispatcher: (() => Promise<void>) | undefined;
   try {
     const loaded = await storage.load();
     const db: Database = loaded.snapshot ? fromSnapshot(loaded.snapshot) : new Map();
@@ -130,12 +132,26 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       retryMs: resolved.streamRetryMs,
     });
     service.onChange((change) => hub.publish(change));
+    const dispatcher = new Dispatcher(db, service, {
+      retryDelaysMs: resolved.webhookRetryDelaysMs,
+      timeoutMs: resolved.webhookTimeoutMs,
+      concurrency: resolved.webhookConcurrency,
+      logger,
+    });
+    service.setPlanner(dispatcher.plan);
+    service.onChange(dispatcher.committed);
     const { envs, grants } = await setUpEnvironments(service, resolved);
     for (const env of envs) hub.addEnvironment(env);
     await seedFlags(service, envs, resolved);
     const keyRing = new KeyRing(grants);
 
-    const routes = [...sdkRoutes(hub), ...flagRoutes(service), ...webhookRoutes(service)];
+    dispatcher.start();
+    stopDispatcher = () => dispatcher.close();
+    const routes = [
+      ...sdkRoutes(hub),
+      ...flagRoutes(service),
+      ...webhookRoutes(service, dispatcher, resolved.webhookSecretGraceMs),
+    ];
     const handle = createRequestHandler(routes, keyRing, logger);
     const clientErrors = new ClientErrorResponder();
     const http = createServer(
@@ -170,6 +186,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       hub.close();
       http.closeIdleConnections();
+      await dispatcher.close();
       await storage.close();
       const grace = setTimeout(() => http.closeAllConnections(), 1000);
       grace.unref();
@@ -190,6 +207,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     };
   } catch (error) {
     server?.close();
+    await stopDispatcher?.().catch(() => {});
     await storage.close().catch(() => {});
     throw error;
   }

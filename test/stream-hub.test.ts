@@ -50,6 +50,7 @@ function environment(): Environment {
     revision: 0,
     flags: new Map(),
     webhooks: new Map(),
+    deliveries: new Map(),
     generatedKeys: [],
   };
 }
@@ -84,7 +85,7 @@ describe('StreamHub', () => {
     let before: StoredFlag | null = null;
     for (let revision = 1; revision <= 200; revision++) {
       const after = flag(revision);
-      hub.publish({ env, revision, before, after, at: '' });
+      hub.publish({ env, revision, before, after, at: '', deliveries: [] });
       before = after;
     }
     expect(slow.destroyed).toBe(true);
@@ -106,7 +107,7 @@ describe('StreamHub', () => {
     const env = environment();
     hub.addEnvironment(env);
     for (let revision = 1; revision <= 12; revision++) {
-      hub.publish({ env, revision, before: null, after: flag(revision), at: '' });
+      hub.publish({ env, revision, before: null, after: flag(revision), at: '', deliveries: [] });
     }
     const view = hub.view(env);
     expect(view.framesSince('E:12')).toEqual([]);

@@ -19,3 +19,5 @@ export const newWebhookId = (): string => `wh_${randomBase62(24)}`;
 /** `whsec_` + 32 random bytes as base64url (43 characters). */
 export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
 export const newEpoch = (): string => randomBase62(12);
+export const newEventId = (): string => `evt_${randomBase62(24)}`;
+export const newDeliveryId = (): string => `dlv_${randomBase62(24)}`;

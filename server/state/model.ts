@@ -28,8 +28,42 @@ export interface StoredWebhook {
   url: string;
   events: WebhookEventKind[];
   secret: string;
+  /** After a rotation: the secret that keeps signing until `previousSecretExpiresAt` (epoch ms). */
+  previousSecret?: string;
+  previousSecretExpiresAt?: number;
   active: boolean;
   createdAt: string;
+}
+
+/** What a webhook request is about (`docs/protocol.md` §8). */
+export type WebhookEventType = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'webhook.test';
+
+/** The part of a webhook event that is the same on every attempt. */
+export interface WebhookEventData {
+  action: 'created' | 'updated' | 'deleted' | 'test';
+  flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
+  previous?: Record<string, unknown>;
+}
+
+/** One event to deliver to one webhook, and how its delivery went. */
+export interface StoredDelivery {
+  /** `dlv_` + random. */
+  id: string;
+  webhookId: string;
+  /** `evt_` + random: the same on every attempt and redelivery; receivers dedupe on it. */
+  eventId: string;
+  type: WebhookEventType;
+  /** ISO time of the change. */
+  createdAt: string;
+  data: WebhookEventData;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Attempts made so far. */
+  attempts: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  /** Epoch ms of the next attempt, while pending. */
+  nextAttemptAt?: number;
+  updatedAt: string;
 }
 
 /** One environment of one project: the unit every API key is bound to. */
@@ -44,6 +78,8 @@ export interface Environment {
   revision: number;
   flags: Map<string, StoredFlag>;
   webhooks: Map<string, StoredWebhook>;
+  /** Webhook deliveries, pending and recent, by id. */
+  deliveries: Map<string, StoredDelivery>;
   /** Keys the server generated for this environment (the default project); config keys are not stored. */
   generatedKeys: ApiKeyGrant[];
 }
@@ -56,4 +92,6 @@ export interface FlagChange {
   after: StoredFlag | null;
   /** ISO 8601 time of the commit. */
   at: string;
+  /** Webhook deliveries committed with the change (`docs/protocol.md` §8). */
+  deliveries: StoredDelivery[];
 }

@@ -3,14 +3,16 @@
  * suffix of the log again onto a state that already holds it changes nothing
  * (`docs/protocol.md` §7, storage).
  */
-import type { ApiKeyGrant, Environment, StoredFlag, StoredWebhook } from './model.js';
+import type { ApiKeyGrant, Environment, StoredDelivery, StoredFlag, StoredWebhook } from './model.js';
 
 export type Op =
   | { t: 'env'; id: string; project: string; environment: string; epoch: string; keys: ApiKeyGrant[] }
   | { t: 'flag'; env: string; rev: number; flag: StoredFlag }
   | { t: 'flag-del'; env: string; rev: number; key: string }
   | { t: 'webhook'; env: string; webhook: StoredWebhook }
-  | { t: 'webhook-del'; env: string; id: string };
+  | { t: 'webhook-del'; env: string; id: string }
+  | { t: 'delivery'; env: string; delivery: StoredDelivery }
+  | { t: 'delivery-del'; env: string; id: string };
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {
@@ -23,6 +25,7 @@ export interface SnapshotData {
     keys: ApiKeyGrant[];
     flags: StoredFlag[];
     webhooks: StoredWebhook[];
+    deliveries?: StoredDelivery[];
   }>;
 }
 
@@ -50,6 +53,7 @@ export function applyOp(db: Database, op: Op): void {
           revision: 0,
           flags: new Map(),
           webhooks: new Map(),
+          deliveries: new Map(),
           generatedKeys: op.keys,
         });
       return;
@@ -69,8 +73,18 @@ export function applyOp(db: Database, op: Op): void {
     case 'webhook':
       envOf(db, op.env).webhooks.set(op.webhook.id, op.webhook);
       return;
-    case 'webhook-del':
-      envOf(db, op.env).webhooks.delete(op.id);
+    case 'webhook-del': {
+      const env = envOf(db, op.env);
+      env.webhooks.delete(op.id);
+      for (const [id, delivery] of env.deliveries)
+        if (delivery.webhookId === op.id) env.deliveries.delete(id);
+      return;
+    }
+    case 'delivery':
+      envOf(db, op.env).deliveries.set(op.delivery.id, op.delivery);
+      return;
+    case 'delivery-del':
+      envOf(db, op.env).deliveries.delete(op.id);
       return;
   }
 }
@@ -86,6 +100,7 @@ export function toSnapshot(db: Database): SnapshotData {
       keys: env.generatedKeys,
       flags: [...env.flags.values()],
       webhooks: [...env.webhooks.values()],
+      deliveries: [...env.deliveries.values()],
     })),
   };
 }
@@ -101,6 +116,7 @@ export function fromSnapshot(data: SnapshotData): Database {
       revision: e.revision,
       flags: new Map(e.flags.map((f) => [f.key, f])),
       webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
+      deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
       generatedKeys: e.keys,
     });
   }

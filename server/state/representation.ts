@@ -2,7 +2,7 @@
 
 import { sdkFlag } from '../../src/core/sdk-flag.js';
 import type { CreatedWebhook, Flag, SdkFlag, SdkFlagUpdate, Webhook } from '../../src/core/types.js';
-import type { StoredFlag, StoredWebhook } from './model.js';
+import type { StoredDelivery, StoredFlag, StoredWebhook } from './model.js';
 
 /** Management representation: exactly key, type, enabled, (percentage), description. */
 export function toFlag(flag: StoredFlag): Flag {
@@ -43,5 +43,22 @@ export function toCreatedWebhook(webhook: StoredWebhook): CreatedWebhook {
     events: [...webhook.events],
     secret: webhook.secret,
     active: webhook.active,
+  };
+}
+
+/** A delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3). */
+export function toDelivery(delivery: StoredDelivery): Record<string, unknown> {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId,
+    type: delivery.type,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    lastStatusCode: delivery.lastStatusCode ?? null,
+    lastError: delivery.lastError ?? null,
+    nextAttemptAt:
+      delivery.nextAttemptAt === undefined ? null : new Date(delivery.nextAttemptAt).toISOString(),
+    createdAt: delivery.createdAt,
+    updatedAt: delivery.updatedAt,
   };
 }

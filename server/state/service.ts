@@ -17,17 +17,22 @@ import type {
 } from '../../src/core/types.js';
 import { ApiError, flagNotFound, webhookNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
+import { signingSecret } from '../webhooks/events.js';
 import { newApiKey, newEpoch, newWebhookId, newWebhookSecret } from './ids.js';
 import type { ApiKeyGrant, Environment, FlagChange, StoredFlag, StoredWebhook } from './model.js';
 import { applyOp, type Database, type Op } from './ops.js';
-import { toCreatedWebhook, toFlag, toWebhook } from './representation.js';
+import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
 
 export type ChangeListener = (change: FlagChange) => void;
+
+/** Plans what a change commits besides itself (webhook deliveries), atomically with it. */
+export type CommitPlanner = (change: FlagChange) => Op[];
 
 export class FlagService {
   readonly #db: Database;
   readonly #storage: Storage;
   readonly #listeners: ChangeListener[] = [];
+  #planner: CommitPlanner | undefined;
 
   readonly #onListenerError: (error: unknown) => void;
 
@@ -35,6 +40,16 @@ export class FlagService {
     this.#db = db;
     this.#storage = storage;
     this.#onListenerError = onListenerError;
+  }
+
+  /** Sets the planner of ops committed with every flag change (webhook deliveries). */
+  setPlanner(planner: CommitPlanner): void {
+    this.#planner = planner;
+  }
+
+  /** Commits ops that are not a flag change (delivery bookkeeping); resolves once durable. */
+  commitOps(ops: Op[], onDurable?: () => void): Promise<void> {
+    return this.#commit(ops, onDurable);
   }
 
   /** Registers a listener for committed flag changes, called in commit order once durable. */
@@ -179,6 +194,39 @@ export class FlagService {
     return toWebhook(after);
   }
 
+  /** The deliveries of a webhook, newest first. */
+  async listDeliveries(env: Environment, id: string): Promise<Record<string, unknown>[]> {
+    if (!env.webhooks.has(id)) throw webhookNotFound(id);
+    const list = [...env.deliveries.values()]
+      .filter((d) => d.webhookId === id)
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1))
+      .map(toDelivery);
+    await this.#storage.barrier();
+    return list;
+  }
+
+  /**
+   * Replaces the webhook's secret; the secret signing until now keeps signing for `graceMs`
+   * so receivers can accept both meanwhile. Answers the new secret, shown this once.
+   */
+  async rotateSecret(env: Environment, id: string, graceMs: number): Promise<Record<string, unknown>> {
+    const before = env.webhooks.get(id);
+    if (!before) throw webhookNotFound(id);
+    const now = Date.now();
+    const after: StoredWebhook = {
+      ...before,
+      secret: newWebhookSecret(),
+      previousSecret: signingSecret(before, now),
+      previousSecretExpiresAt: now + graceMs,
+    };
+    await this.#commit([{ t: 'webhook', env: env.id, webhook: after }]);
+    return {
+      ...toWebhook(after),
+      secret: after.secret,
+      previousSecretExpiresAt: new Date(after.previousSecretExpiresAt!).toISOString(),
+    };
+  }
+
   async deleteWebhook(env: Environment, id: string): Promise<void> {
     if (!env.webhooks.has(id)) throw webhookNotFound(id);
     await this.#commit([{ t: 'webhook-del', env: env.id, id }]);
@@ -204,8 +252,9 @@ export class FlagService {
     } else {
       op = { t: 'flag-del', env: env.id, rev: revision, key: before!.key };
     }
-    const change: FlagChange = { env, revision, before, after, at };
-    return this.#commit([op], () => {
+    const change: FlagChange = { env, revision, before, after, at, deliveries: [] };
+    const planned = this.#planner?.(change) ?? [];
+    return this.#commit([op, ...planned], () => {
       for (const listener of this.#listeners) {
         try {
           listener(change);

@@ -1,11 +1,13 @@
 /** `/webhooks` and `/webhooks/:id` (`docs/protocol.md` §3.2). */
 import { validateCreateWebhook, validateUpdateWebhook } from '../../../src/core/validation.js';
-import { validationError } from '../../errors.js';
+import { ApiError, validationError, webhookNotFound } from '../../errors.js';
+import { toDelivery } from '../../state/representation.js';
 import type { FlagService } from '../../state/service.js';
+import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
 
-export function webhookRoutes(service: FlagService): Route[] {
+export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secretGraceMs: number): Route[] {
   return [
     defineRoute('webhooks', {
       GET: {
@@ -51,6 +53,50 @@ export function webhookRoutes(service: FlagService): Route[] {
           await service.deleteWebhook(grant.env, params.id!);
           sendEmpty(res, 204);
         },
+      },
+    }),
+    defineRoute('webhooks/:id/deliveries', {
+      GET: {
+        readOnly: false,
+        body: false,
+        action: 'read webhook deliveries',
+        handler: async ({ res, grant, params }) =>
+          sendJson(res, 200, await service.listDeliveries(grant.env, params.id!)),
+      },
+    }),
+    defineRoute('webhooks/:id/deliveries/:deliveryId/redeliver', {
+      POST: {
+        readOnly: false,
+        body: false,
+        action: 'redeliver webhook events',
+        handler: async ({ res, grant, params }) => {
+          if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
+          const delivery = grant.env.deliveries.get(params.deliveryId!);
+          if (!delivery || delivery.webhookId !== params.id) {
+            throw new ApiError(404, 'NOT_FOUND', `delivery ${JSON.stringify(params.deliveryId)} not found`);
+          }
+          sendJson(res, 202, toDelivery(await dispatcher.redeliver(grant.env, delivery)));
+        },
+      },
+    }),
+    defineRoute('webhooks/:id/test', {
+      POST: {
+        readOnly: false,
+        body: false,
+        action: 'send test events',
+        handler: async ({ res, grant, params }) => {
+          if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
+          sendJson(res, 202, toDelivery(await dispatcher.test(grant.env, params.id!)));
+        },
+      },
+    }),
+    defineRoute('webhooks/:id/rotate-secret', {
+      POST: {
+        readOnly: false,
+        body: false,
+        action: 'rotate webhook secrets',
+        handler: async ({ res, grant, params }) =>
+          sendJson(res, 200, await service.rotateSecret(grant.env, params.id!, secretGraceMs)),
       },
     }),
   ];

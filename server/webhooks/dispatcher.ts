@@ -1,0 +1,248 @@
+/**
+ * Signed, durable, at-least-once webhook delivery (`docs/protocol.md` §8).
+ *
+ * - Every flag change plans one delivery per active subscribed webhook; the deliveries are
+ *   committed in the same journal entry as the change, so a crash never loses one, and they
+ *   are scheduled once durable (and again at start-up for whatever is still pending).
+ * - An attempt serializes the envelope once (a fresh `delivery.sentAt`), signs those exact
+ *   bytes and POSTs them through undici: bounded concurrency, a timeout for the whole
+ *   exchange, no redirects followed. 2xx succeeds; `410 Gone` deactivates the webhook; anything
+ *   else is retried on the schedule with +-20 % jitter until it runs out.
+ * - Each outcome is committed before the next attempt is scheduled.
+ */
+import { createHmac } from 'node:crypto';
+import { Agent, request } from 'undici';
+import type { Logger } from '../http/app.js';
+import { newEventId } from '../state/ids.js';
+import type {
+  Environment,
+  FlagChange,
+  StoredDelivery,
+  WebhookEventData,
+  WebhookEventType,
+} from '../state/model.js';
+import type { Database, Op } from '../state/ops.js';
+import type { FlagService } from '../state/service.js';
+import { envelope, eventOf, newDelivery, signingSecret, subscribers } from './events.js';
+
+export interface DispatcherOptions {
+  retryDelaysMs: readonly number[];
+  timeoutMs: number;
+  concurrency: number;
+  logger: Logger;
+}
+
+/** Finished deliveries kept per webhook for `GET /webhooks/:id/deliveries`. */
+export const KEPT_DELIVERIES = 100;
+
+export function sign(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+export class Dispatcher {
+  readonly #db: Database;
+  readonly #service: FlagService;
+  readonly #options: DispatcherOptions;
+  readonly #agent: Agent;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #waiting: Array<() => void> = [];
+  readonly #controller = new AbortController();
+  #active = 0;
+  #closed = false;
+
+  constructor(db: Database, service: FlagService, options: DispatcherOptions) {
+    this.#db = db;
+    this.#service = service;
+    this.#options = options;
+    this.#agent = new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
+  }
+
+  /** Deliveries to commit with a change (the service's planner). */
+  readonly plan = (change: FlagChange): Op[] => {
+    const { type, data } = eventOf(change);
+    return this.#planEvent(change.env, type, data, change.at, change.deliveries);
+  };
+
+  /** Schedules the deliveries of a durable change (a service change listener). */
+  readonly committed = (change: FlagChange): void => {
+    for (const delivery of change.deliveries) this.#schedule(change.env, delivery);
+  };
+
+  /** Schedules every pending delivery in the store (at start-up). */
+  start(): void {
+    for (const env of this.#db.values()) {
+      for (const delivery of env.deliveries.values())
+        if (delivery.status === 'pending') this.#schedule(env, delivery);
+    }
+  }
+
+  /** Delivers `delivery`'s event again, with the same event id, as a new delivery. */
+  async redeliver(env: Environment, delivery: StoredDelivery): Promise<StoredDelivery> {
+    const hook = env.webhooks.get(delivery.webhookId)!;
+    const copy = newDelivery(
+      hook,
+      delivery.eventId,
+      delivery.type,
+      delivery.data,
+      delivery.createdAt,
+      Date.now(),
+    );
+    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery: copy }]);
+    this.#schedule(env, copy);
+    return copy;
+  }
+
+  /** Sends a signed `webhook.test` event to one webhook (active or not). */
+  async test(env: Environment, webhookId: string): Promise<StoredDelivery> {
+    const hook = env.webhooks.get(webhookId)!;
+    const now = Date.now();
+    const data: WebhookEventData = {
+      action: 'test',
+      flag: { key: 'flagwire-test', type: 'boolean', enabled: true, description: 'a test event' },
+    };
+    const delivery = newDelivery(hook, newEventId(), 'webhook.test', data, new Date(now).toISOString(), now);
+    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery }]);
+    this.#schedule(env, delivery);
+    return delivery;
+  }
+
+  /** Stops scheduling and aborts attempts under way (they stay pending and resume at the next start). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#controller.abort();
+    for (const wake of this.#waiting.splice(0)) wake();
+    await Promise.allSettled([...this.#running]);
+    await this.#agent.close().catch(() => {});
+  }
+
+  #planEvent(
+    env: Environment,
+    type: WebhookEventType,
+    data: WebhookEventData,
+    at: string,
+    out: StoredDelivery[],
+  ): Op[] {
+    const hooks = subscribers(env, type);
+    if (hooks.length === 0) return [];
+    const eventId = newEventId();
+    const now = Date.now();
+    const ops: Op[] = [];
+    for (const hook of hooks) {
+      const delivery = newDelivery(hook, eventId, type, data, at, now);
+      out.push(delivery);
+      ops.push({ t: 'delivery', env: env.id, delivery }, ...this.#prune(env, hook.id));
+    }
+    return ops;
+  }
+
+  /** Deletes the oldest finished deliveries of a webhook beyond `KEPT_DELIVERIES`. */
+  #prune(env: Environment, webhookId: string): Op[] {
+    const finished = [...env.deliveries.values()].filter(
+      (d) => d.webhookId === webhookId && d.status !== 'pending',
+    );
+    if (finished.length < KEPT_DELIVERIES) return [];
+    finished.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1));
+    return finished
+      .slice(0, finished.length - KEPT_DELIVERIES + 1)
+      .map((d) => ({ t: 'delivery-del', env: env.id, id: d.id }) as Op);
+  }
+
+  #schedule(env: Environment, delivery: StoredDelivery): void {
+    if (this.#closed) return;
+    clearTimeout(this.#timers.get(delivery.id));
+    const delay = Math.max(0, (delivery.nextAttemptAt ?? 0) - Date.now());
+    const timer = setTimeout(() => {
+      this.#timers.delete(delivery.id);
+      const run = this.#run(env, delivery.id).finally(() => this.#running.delete(run));
+      this.#running.add(run);
+    }, delay);
+    timer.unref();
+    this.#timers.set(delivery.id, timer);
+  }
+
+  async #run(env: Environment, id: string): Promise<void> {
+    if (this.#active >= this.#options.concurrency)
+      await new Promise<void>((wake) => this.#waiting.push(wake));
+    if (this.#closed) return;
+    this.#active += 1;
+    try {
+      await this.#attempt(env, id);
+    } catch (error) {
+      this.#options.logger.error(
+        `webhook delivery ${id} failed unexpectedly: ${(error as Error)?.stack ?? error}`,
+      );
+    } finally {
+      this.#active -= 1;
+      this.#waiting.shift()?.();
+    }
+  }
+
+  async #attempt(env: Environment, id: string): Promise<void> {
+    const delivery = env.deliveries.get(id);
+    const hook = delivery && env.webhooks.get(delivery.webhookId);
+    if (!delivery || !hook || delivery.status !== 'pending') return;
+    const now = Date.now();
+    if (!hook.active && delivery.type !== 'webhook.test') {
+      await this.#record(env, { ...delivery, status: 'failed', lastError: 'the webhook is inactive' }, []);
+      return;
+    }
+    const attempt = delivery.attempts + 1;
+    const body = envelope(env, delivery, attempt, Math.floor(now / 1000));
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'flagwire-webhooks/1',
+      'x-flagwire-signature': sign(signingSecret(hook, now), body),
+      'x-flagwire-event': delivery.type,
+      'x-flagwire-delivery': delivery.id,
+    };
+    let status: number | undefined;
+    let failure: string | undefined;
+    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
+    try {
+      const res = await request(hook.url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.#agent,
+        signal: AbortSignal.any([timeout, this.#controller.signal]),
+        headersTimeout: this.#options.timeoutMs,
+        bodyTimeout: this.#options.timeoutMs,
+      });
+      status = res.statusCode;
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+    } catch (error) {
+      if (this.#closed) return; // shutting down: stays pending, resumes at the next start
+      failure = timeout.aborted
+        ? `no answer within ${this.#options.timeoutMs} ms`
+        : String((error as Error)?.message ?? error);
+    }
+    const next: StoredDelivery = { ...delivery, attempts: attempt, updatedAt: new Date().toISOString() };
+    delete next.nextAttemptAt;
+    delete next.lastError;
+    delete next.lastStatusCode;
+    if (status !== undefined) next.lastStatusCode = status;
+    const extra: Op[] = [];
+    if (status !== undefined && status >= 200 && status < 300) {
+      next.status = 'succeeded';
+    } else if (status === 410) {
+      next.status = 'failed';
+      next.lastError = 'the receiver answered 410 Gone: the webhook was deactivated';
+      extra.push({ t: 'webhook', env: env.id, webhook: { ...hook, active: false } });
+    } else {
+      next.lastError = failure ?? `the receiver answered ${status}`;
+      const delay = this.#options.retryDelaysMs[attempt - 1];
+      if (delay === undefined || delivery.type === 'webhook.test') next.status = 'failed';
+      else next.nextAttemptAt = Date.now() + Math.round(delay * (0.8 + Math.random() * 0.4));
+    }
+    await this.#record(env, next, extra);
+  }
+
+  async #record(env: Environment, delivery: StoredDelivery, extra: Op[]): Promise<void> {
+    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery }, ...extra]);
+    if (delivery.status === 'pending') this.#schedule(env, delivery);
+  }
+}

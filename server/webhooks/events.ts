@@ -1,0 +1,92 @@
+/**
+ * Which webhook events a committed change makes, and the bytes a delivery sends
+ * (`docs/protocol.md` §8). Pure: the dispatcher and the service call it.
+ */
+import { newDeliveryId } from '../state/ids.js';
+import type {
+  Environment,
+  FlagChange,
+  StoredDelivery,
+  StoredWebhook,
+  WebhookEventData,
+  WebhookEventType,
+} from '../state/model.js';
+import { toFlag } from '../state/representation.js';
+
+const TRACKED = ['enabled', 'percentage', 'description'] as const;
+
+/**
+ * The event of a change: `flag.enabled` / `flag.disabled` when `enabled` flips (other fields
+ * changed in the same write go in `previous`), `flag.updated` for anything else, creation
+ * and deletion included.
+ */
+export function eventOf(change: FlagChange): { type: WebhookEventType; data: WebhookEventData } {
+  const { before, after } = change;
+  if (!before) return { type: 'flag.updated', data: { action: 'created', flag: toFlag(after!) } };
+  if (!after) return { type: 'flag.updated', data: { action: 'deleted', flag: toFlag(before) } };
+  const previous: Record<string, unknown> = {};
+  for (const field of TRACKED) {
+    if (before[field] !== after[field]) previous[field] = before[field] ?? null;
+  }
+  const type: WebhookEventType =
+    before.enabled !== after.enabled ? (after.enabled ? 'flag.enabled' : 'flag.disabled') : 'flag.updated';
+  return { type, data: { action: 'updated', flag: toFlag(after), previous } };
+}
+
+/** A pending delivery of an event to one webhook, due now. */
+export function newDelivery(
+  webhook: StoredWebhook,
+  eventId: string,
+  type: WebhookEventType,
+  data: WebhookEventData,
+  createdAt: string,
+  now: number,
+): StoredDelivery {
+  return {
+    id: newDeliveryId(),
+    webhookId: webhook.id,
+    eventId,
+    type,
+    createdAt,
+    data,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    updatedAt: new Date(now).toISOString(),
+  };
+}
+
+/** The active webhooks of the environment subscribed to `type`. */
+export function subscribers(env: Environment, type: WebhookEventType): StoredWebhook[] {
+  const out: StoredWebhook[] = [];
+  for (const hook of env.webhooks.values()) {
+    if (hook.active && (type === 'webhook.test' || (hook.events as string[]).includes(type))) out.push(hook);
+  }
+  return out;
+}
+
+/** The body of one attempt: serialized once, then signed and sent as these exact bytes. */
+export function envelope(
+  env: Environment,
+  delivery: StoredDelivery,
+  attempt: number,
+  sentAtSeconds: number,
+): string {
+  return JSON.stringify({
+    id: delivery.eventId,
+    type: delivery.type,
+    createdAt: delivery.createdAt,
+    webhookId: delivery.webhookId,
+    project: env.project,
+    environment: env.environment,
+    delivery: { id: delivery.id, attempt, sentAt: sentAtSeconds },
+    data: delivery.data,
+  });
+}
+
+/** The secret that signs now: the previous one during its grace period after a rotation. */
+export function signingSecret(webhook: StoredWebhook, now: number): string {
+  return webhook.previousSecret !== undefined && (webhook.previousSecretExpiresAt ?? 0) > now
+    ? webhook.previousSecret
+    : webhook.secret;
+}
