@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCli } from './helpers/cli.js';
-import { type Answer, type Received, startReceiver, type TestReceiver } from './helpers/receiver.js';
+import { type Answer, type Received, startReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer, type TestServerOptions } from './helpers/server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -34,7 +34,7 @@ const signatureOf = (secret: string, raw: Buffer) =>
   `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
 
 async function deliveries(t: TestServer, id: string) {
-  return (await (await t.api('GET', `/webhooks/${id}/deliveries`)).json()) as Array<Record<string, any>>;
+  return (await (await t.api('GET', `/webhooks/${id}/deliveries`)).json()) as Array<Record<string, unknown>>;
 }
 
 describe('webhook delivery', () => {

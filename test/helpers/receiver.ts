@@ -4,11 +4,21 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 
+/** The parts of a webhook envelope tests read; the rest stays unknown. */
+export interface Envelope {
+  id: string;
+  type: string;
+  webhookId: string;
+  delivery: { id: string; attempt: number; sentAt: number };
+  data: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
 export interface Received {
   headers: IncomingHttpHeaders;
   raw: Buffer;
   body: string;
-  json: Record<string, any>;
+  json: Envelope;
 }
 
 /** What to do with a request: a status to answer, or `'hang'` to never answer. */
@@ -35,9 +45,9 @@ export async function startReceiver(
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const body = raw.toString('utf8');
-      let json: Record<string, any> = {};
+      let json = {} as Envelope;
       try {
-        json = JSON.parse(body);
+        json = JSON.parse(body) as Envelope;
       } catch {}
       const request: Received = { headers: req.headers, raw, body, json };
       const index = received.length;
