@@ -1,9 +1,13 @@
+import { resolve } from 'node:path';
 import { defineConfig } from 'tsup';
 
 /**
  * Two builds:
  * - the library entry points (`flagwire`, `flagwire/server`) as ESM + CJS with
  *   per-format declarations (`.d.ts` / `.d.cts`);
+ * - the SDK entry again for Node (`dist/index.node.*`, picked by the `node` export condition),
+ *   where webhook verification uses `node:crypto` instead of the pure-JS HMAC; it shares the
+ *   declarations of the first build (same exports);
  * - the `flagwire-server` bin, ESM only, with a shebang.
  */
 export default defineConfig([
@@ -19,6 +23,25 @@ export default defineConfig([
     target: 'node20',
     splitting: false,
     treeshake: true,
+  },
+  {
+    entry: { 'index.node': 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: false,
+    sourcemap: true,
+    platform: 'node',
+    target: 'node20',
+    splitting: false,
+    esbuildPlugins: [
+      {
+        name: 'flagwire-node-hmac',
+        setup(build) {
+          build.onResolve({ filter: /\/hmac-web\.js$/ }, (args) => ({
+            path: resolve(args.resolveDir, 'hmac-node.ts'),
+          }));
+        },
+      },
+    ],
   },
   {
     entry: { cli: 'server/cli.ts' },

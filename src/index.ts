@@ -44,3 +44,20 @@ export type {
 } from './core/types.js';
 export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
 export { FlagwireError, isFlagwireError } from './errors.js';
+export type {
+  ConstructEventOptions,
+  FlagDisabledEvent,
+  FlagEnabledEvent,
+  FlagUpdatedEvent,
+  HeadersOrSignature,
+  RawBody,
+  WebhookAction,
+  WebhookDelivery,
+  WebhookEvent,
+  WebhookEventBase,
+  WebhookEventData,
+  WebhookFlagPrevious,
+  WebhookTestEvent,
+  WebhookVerificationErrorCode,
+} from './webhooks/index.js';
+export { constructEvent, verifySignature, WebhookVerificationError } from './webhooks/index.js';

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { constructEvent } from '../src/index.js';
 import { startCli } from './helpers/cli.js';
 import { type Answer, type Received, startReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer, type TestServerOptions } from './helpers/server.js';
@@ -98,6 +99,10 @@ describe('webhook delivery', () => {
     });
     // Five changes, five events: the no-op PATCH sent nothing.
     expect(receiver.received).toHaveLength(5);
+    // Every event passes the SDK's receiver-side verification as received.
+    for (const r of receiver.received) {
+      expect(constructEvent(r.raw, r.headers as Record<string, string>, hook.secret).id).toBe(r.json.id);
+    }
     expect(new Set(receiver.received.map((r) => r.json.id)).size).toBe(5);
   });
 
@@ -195,6 +200,9 @@ describe('webhook delivery', () => {
     const test = await receiver.next();
     expect(test.json).toMatchObject({ type: 'webhook.test', webhookId: hook.id, data: { action: 'test' } });
     expect(test.headers['x-flagwire-signature']).toBe(signatureOf(hook.secret, test.raw));
+    expect(constructEvent(test.body, test.headers as Record<string, string>, hook.secret).type).toBe(
+      'webhook.test',
+    );
   });
 
   it('keeps signing with the old secret during the grace period after a rotation', async () => {
@@ -209,6 +217,10 @@ describe('webhook delivery', () => {
     await t.api('POST', '/flags', { key: 'rotating', type: 'boolean' });
     const got = await receiver.next();
     expect(got.headers['x-flagwire-signature']).toBe(signatureOf(hook.secret, got.raw));
+    // A receiver holding both secrets accepts it.
+    expect(
+      constructEvent(got.raw, got.headers as Record<string, string>, [rotated.secret!, hook.secret]).id,
+    ).toBe(got.json.id);
     expect(JSON.stringify(await (await t.api('GET', `/webhooks/${hook.id}`)).json())).not.toContain('whsec_');
   });
 

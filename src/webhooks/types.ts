@@ -1,0 +1,94 @@
+/**
+ * Types of a webhook delivery as a receiver sees it after `constructEvent` (the body envelope
+ * in the `Webhooks` section of the contract).
+ */
+import type { Flag, WebhookEventKind } from '../core/types.js';
+
+/** HMAC-SHA256 of `message` keyed with `key`, as 64 lowercase hex digits. */
+export type HmacSha256Hex = (key: Uint8Array, message: Uint8Array) => string;
+
+/** The raw request body as received: a string, or its bytes. Never a parsed object. */
+export type RawBody = string | Uint8Array | ArrayBuffer;
+
+/** Something that holds the request headers, or the signature header itself. */
+export type HeadersOrSignature =
+  | string
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | undefined>>
+  | null
+  | undefined;
+
+/** Options of `constructEvent`. */
+export interface ConstructEventOptions {
+  /**
+   * How far `delivery.sentAt` may lie from `now`, in seconds, into the past and into the
+   * future. `Infinity` turns replay protection off (only do that for events you stored).
+   * @default 300
+   */
+  toleranceSeconds?: number;
+  /**
+   * The time to check `delivery.sentAt` against, in epoch milliseconds: for tests, and for
+   * events processed later from a queue (pass the time they were received).
+   * @default Date.now()
+   */
+  now?: number;
+}
+
+/**
+ * What happened to the flag: `flag.updated` carries created/updated/deleted, `flag.enabled` and
+ * `flag.disabled` carry `updated`, and `webhook.test` (`POST /webhooks/:id/test`) carries `test`.
+ */
+export type WebhookAction = 'created' | 'updated' | 'deleted' | 'test';
+
+/** One delivery attempt of an event. Fresh on every retry, unlike the event `id`. */
+export interface WebhookDelivery {
+  /** Id of this attempt, `dlv_...`. */
+  id: string;
+  /** 1 for the first attempt, then 2, 3 ... */
+  attempt: number;
+  /** When this attempt was sent, in unix seconds: what replay protection checks. */
+  sentAt: number;
+}
+
+/** The values that changed, as they were before the change. */
+export interface WebhookFlagPrevious {
+  enabled?: boolean;
+  percentage?: number;
+  description?: string | null;
+}
+
+/** `data` of an event: the flag after the change (before it, on deletion) and what it was. */
+export interface WebhookEventData<A extends WebhookAction = WebhookAction> {
+  action: A;
+  /** The flag in the management representation. */
+  flag: Flag;
+  /** The changed fields' previous values; absent on creation and deletion. */
+  previous?: WebhookFlagPrevious;
+}
+
+/** Fields every event has. */
+export interface WebhookEventBase<T extends WebhookEventKind | 'webhook.test', A extends WebhookAction> {
+  /** `evt_...`, the same on every retry: deduplicate on it. */
+  id: string;
+  type: T;
+  /** When the change was committed, ISO 8601. */
+  createdAt: string;
+  /** The webhook this was delivered to, `wh_...`. */
+  webhookId: string;
+  project: string;
+  environment: string;
+  delivery: WebhookDelivery;
+  data: WebhookEventData<A>;
+}
+
+/** A flag was switched on. */
+export type FlagEnabledEvent = WebhookEventBase<'flag.enabled', 'updated'>;
+/** A flag was switched off. */
+export type FlagDisabledEvent = WebhookEventBase<'flag.disabled', 'updated'>;
+/** A flag was created, deleted, or changed without `enabled` flipping. */
+export type FlagUpdatedEvent = WebhookEventBase<'flag.updated', 'created' | 'updated' | 'deleted'>;
+/** A test event sent on request (`POST /webhooks/:id/test`), with a sample flag. */
+export type WebhookTestEvent = WebhookEventBase<'webhook.test', 'test'>;
+
+/** A verified webhook event; narrow it on `type`. */
+export type WebhookEvent = FlagEnabledEvent | FlagDisabledEvent | FlagUpdatedEvent | WebhookTestEvent;
