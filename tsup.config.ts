@@ -15,6 +15,7 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       server: 'server/index.ts',
+      testing: 'src/testing/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

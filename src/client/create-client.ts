@@ -34,9 +34,11 @@ export function createClient(options: ClientOptions): FlagwireClient {
   return new Client(options);
 }
 
-class Client implements FlagwireClient {
+/** The client; exported for the in-memory test client (`flagwire/testing`), not from the barrel. */
+export class Client implements FlagwireClient {
   readonly #options;
-  readonly #store = new FlagStore();
+  /** The flags; `protected` for the test client, which sets them directly. */
+  protected readonly store = new FlagStore();
   readonly #flags: Map<string, SdkFlag>;
   readonly #events: Emitter;
   readonly #sync: Synchronizer;
@@ -48,18 +50,18 @@ class Client implements FlagwireClient {
 
   constructor(options: ClientOptions) {
     this.#options = resolveClientOptions(options);
-    this.#flags = this.#store.flags;
+    this.#flags = this.store.flags;
     const { logger } = this.#options;
     this.#events = new Emitter((event, error) =>
       logger.error(`a "${event}" listener threw: ${(error as Error)?.stack ?? String(error)}`),
     );
     const { bootstrap } = this.#options;
     if (bootstrap) {
-      if (Array.isArray(bootstrap)) this.#store.replaceWithFlags(bootstrap);
-      else this.#store.replace(bootstrap as Exclude<typeof bootstrap, readonly unknown[]>);
+      if (Array.isArray(bootstrap)) this.store.replaceWithFlags(bootstrap);
+      else this.store.replace(bootstrap as Exclude<typeof bootstrap, readonly unknown[]>);
     }
-    this.#sync = new Synchronizer(this.#options, this.#store, {
-      changes: (changes) => this.#emitChanges(changes),
+    this.#sync = new Synchronizer(this.#options, this.store, {
+      changes: (changes) => this.emitChanges(changes),
       loaded: () => this.#markLoaded(),
       state: () => this.#events.emit('status', this.status()),
       error: (error, fatal) => {
@@ -124,7 +126,7 @@ class Client implements FlagwireClient {
 
   isEnabled(flagKey: string, user?: User, defaultValue = false): boolean {
     try {
-      return evaluateFlag(this.#flags.get(flagKey), flagKey, user, defaultValue, this.#store.prefixes);
+      return evaluateFlag(this.#flags.get(flagKey), flagKey, user, defaultValue, this.store.prefixes);
     } catch {
       return defaultValue === true;
     }
@@ -132,7 +134,7 @@ class Client implements FlagwireClient {
 
   isEnabledDetail(flagKey: string, user?: User, defaultValue = false): EvaluationDetail {
     try {
-      return evaluateDetail(this.#flags.get(flagKey), flagKey, user, defaultValue, this.#store.loaded);
+      return evaluateDetail(this.#flags.get(flagKey), flagKey, user, defaultValue, this.store.loaded);
     } catch {
       return { value: defaultValue === true, reason: 'ERROR' };
     }
@@ -169,7 +171,7 @@ class Client implements FlagwireClient {
       ready: this.#loaded,
       lastContactAt,
       dataAgeMs,
-      revision: this.#store.revision,
+      revision: this.store.revision,
       lastError: this.#lastError,
     };
   }
@@ -195,7 +197,8 @@ class Client implements FlagwireClient {
     }
   }
 
-  #emitChanges(changes: FlagChange[]): void {
+  /** Emits `change` and `change:<key>` for each change. */
+  protected emitChanges(changes: FlagChange[]): void {
     for (const change of changes) {
       this.#events.emit('change', change);
       const perFlag = `change:${change.key}`;

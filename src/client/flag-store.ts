@@ -98,6 +98,22 @@ export class FlagStore {
     this.prefixes.delete(key);
   }
 
+  /** Sets one flag outside the server's history (the test client): reports the change. */
+  put(flag: SdkFlag): FlagChange {
+    const before = this.flags.get(flag.key);
+    this.#set(flag);
+    this.#loaded = true;
+    return { key: flag.key, before, after: flag };
+  }
+
+  /** Removes one flag outside the server's history (the test client). */
+  drop(key: string): FlagChange | undefined {
+    const before = this.flags.get(key);
+    if (!before) return undefined;
+    this.#remove(key);
+    return { key, before, after: undefined };
+  }
+
   /** Applies one `flags:updated` event. */
   apply(update: SdkFlagUpdate, eventId: string | undefined): UpdateOutcome {
     const id = parseEventId(eventId);
