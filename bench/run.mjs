@@ -1,5 +1,5 @@
 /**
- * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation ...]` (all by default).
+ * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation|webhooks ...]` (all by default).
  *
  * The server under test is `dist/server.js` unless `FLAGWIRE_SERVER_MODULE` names another
  * build. Every figure is a ratio against a baseline measured in the same run (the machine
@@ -17,9 +17,10 @@ import { RESULTS_FILE, serverModule, writeResults } from './lib/util.mjs';
 import * as sdkEvaluate from './sdk-evaluate.mjs';
 import * as sdkFlags from './sdk-flags.mjs';
 import * as sdkPropagation from './sdk-propagation.mjs';
+import * as webhooks from './webhooks.mjs';
 import * as writes from './writes.mjs';
 
-const ALL = [sdkFlags, fanout, writes, sdkEvaluate, sdkPropagation];
+const ALL = [sdkFlags, fanout, writes, sdkEvaluate, sdkPropagation, webhooks];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !ALL.some((b) => b.name === w));
