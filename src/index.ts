@@ -45,6 +45,14 @@ export type {
 export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
 export { FlagwireError, isFlagwireError } from './errors.js';
 export type {
+  ManagementClient,
+  ManagementClientOptions,
+  RotatedWebhook,
+  WebhookDeliveryRecord,
+} from './management/create-management-client.js';
+export { createManagementClient } from './management/create-management-client.js';
+export type { CallOptions } from './management/request.js';
+export type {
   ConstructEventOptions,
   FlagDisabledEvent,
   FlagEnabledEvent,

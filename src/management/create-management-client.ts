@@ -1,0 +1,126 @@
+/**
+ * `createManagementClient()`: typed calls for every management endpoint
+ * (`docs/protocol.md` §3, §8.3). Works wherever `fetch` does.
+ */
+import type {
+  CreatedWebhook,
+  CreateFlagInput,
+  CreateWebhookInput,
+  Flag,
+  UpdateFlagInput,
+  UpdateWebhookInput,
+  Webhook,
+} from '../core/types.js';
+import { type CallOptions, call, type RequestSettings } from './request.js';
+
+export interface ManagementClientOptions {
+  /** The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`. */
+  baseUrl: string;
+  /** A full-access API key for writes and webhooks; a read-only key can list and read flags. */
+  apiKey: string;
+  /** @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /**
+   * Timeout of one request.
+   * @default 10000
+   */
+  timeoutMs?: number;
+  /**
+   * Retries of GET and DELETE calls on network errors, 429 and 503 (honouring `Retry-After`).
+   * @default 2
+   */
+  retries?: number;
+}
+
+/** A webhook delivery as `GET /webhooks/:id/deliveries` lists it. */
+export interface WebhookDeliveryRecord {
+  id: string;
+  eventId: string;
+  type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The answer to a secret rotation: the webhook, the new secret (shown once) and when the old one stops signing. */
+export interface RotatedWebhook extends Webhook {
+  secret: string;
+  previousSecretExpiresAt: string;
+}
+
+export interface ManagementClient {
+  flags: {
+    list(options?: CallOptions): Promise<Flag[]>;
+    get(key: string, options?: CallOptions): Promise<Flag>;
+    create(body: CreateFlagInput, options?: CallOptions): Promise<Flag>;
+    update(key: string, patch: UpdateFlagInput, options?: CallOptions): Promise<Flag>;
+    delete(key: string, options?: CallOptions): Promise<void>;
+  };
+  webhooks: {
+    list(options?: CallOptions): Promise<Webhook[]>;
+    get(id: string, options?: CallOptions): Promise<Webhook>;
+    create(body: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook>;
+    update(id: string, patch: UpdateWebhookInput, options?: CallOptions): Promise<Webhook>;
+    delete(id: string, options?: CallOptions): Promise<void>;
+    deliveries(id: string, options?: CallOptions): Promise<WebhookDeliveryRecord[]>;
+    redeliver(id: string, deliveryId: string, options?: CallOptions): Promise<WebhookDeliveryRecord>;
+    test(id: string, options?: CallOptions): Promise<WebhookDeliveryRecord>;
+    rotateSecret(id: string, options?: CallOptions): Promise<RotatedWebhook>;
+  };
+}
+
+const segment = (value: string) => encodeURIComponent(value);
+
+/**
+ * Creates a management client. Every non-2xx rejects with a `FlagwireError` carrying `status`,
+ * the service's `code` (`NOT_FOUND`, `CONFLICT`, `VALIDATION_ERROR`, ...) and `message`.
+ */
+export function createManagementClient(options: ManagementClientOptions): ManagementClient {
+  if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
+    throw new TypeError('flagwire: createManagementClient needs "apiKey": an API key of the environment');
+  }
+  let base: string;
+  try {
+    base = new URL(options.baseUrl).href.replace(/\/+$/, '');
+  } catch {
+    throw new TypeError(
+      `flagwire: "baseUrl" must be an absolute http or https URL such as "http://127.0.0.1:8787/api/v1", got ${JSON.stringify(options.baseUrl)}`,
+    );
+  }
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const settings: RequestSettings = {
+    base,
+    authorization: `Bearer ${options.apiKey}`,
+    fetch: (input, init) => fetchImpl(input, init),
+    timeoutMs: options.timeoutMs ?? 10_000,
+    retries: options.retries ?? 2,
+  };
+  const get = <T>(path: string, o?: CallOptions) => call<T>(settings, 'GET', path, undefined, o);
+  const send = <T>(method: string, path: string, body: unknown, o?: CallOptions) =>
+    call<T>(settings, method, path, body, o);
+  return {
+    flags: {
+      list: (o) => get('/flags', o),
+      get: (key, o) => get(`/flags/${segment(key)}`, o),
+      create: (body, o) => send('POST', '/flags', body, o),
+      update: (key, patch, o) => send('PATCH', `/flags/${segment(key)}`, patch, o),
+      delete: (key, o) => send('DELETE', `/flags/${segment(key)}`, undefined, o),
+    },
+    webhooks: {
+      list: (o) => get('/webhooks', o),
+      get: (id, o) => get(`/webhooks/${segment(id)}`, o),
+      create: (body, o) => send('POST', '/webhooks', body, o),
+      update: (id, patch, o) => send('PATCH', `/webhooks/${segment(id)}`, patch, o),
+      delete: (id, o) => send('DELETE', `/webhooks/${segment(id)}`, undefined, o),
+      deliveries: (id, o) => get(`/webhooks/${segment(id)}/deliveries`, o),
+      redeliver: (id, deliveryId, o) =>
+        send('POST', `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/redeliver`, undefined, o),
+      test: (id, o) => send('POST', `/webhooks/${segment(id)}/test`, undefined, o),
+      rotateSecret: (id, o) => send('POST', `/webhooks/${segment(id)}/rotate-secret`, undefined, o),
+    },
+  };
+}
