@@ -16,6 +16,7 @@ export default defineConfig([
       index: 'src/index.ts',
       server: 'server/index.ts',
       testing: 'src/testing/index.ts',
+      openfeature: 'src/openfeature/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

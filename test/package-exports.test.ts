@@ -51,5 +51,6 @@ describe('package exports', () => {
     expect(names('./dist/index.node.js')).toBe(names('./dist/index.js'));
     expect(names('flagwire/server')).toContain('startServer');
     expect(names('flagwire/testing')).toContain('createTestClient');
+    expect(names('flagwire/openfeature')).toContain('FlagwireProvider');
   });
 });
