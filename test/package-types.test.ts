@@ -13,6 +13,9 @@ const dir = fileURLToPath(new URL('./fixtures/ts-consumer/', import.meta.url));
 
 it.each(['node16', 'bundler'])('type-checks a consumer with moduleResolution %s', (mode) => {
   const run = () =>
-    execFileSync(process.execPath, [tsc, '-p', `${dir}tsconfig.${mode}.json`], { encoding: 'utf8', stdio: 'pipe' });
+    execFileSync(process.execPath, [tsc, '-p', `${dir}tsconfig.${mode}.json`], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
   expect(run).not.toThrow();
 });
