@@ -10,7 +10,7 @@ import { createWebhookApp } from '../examples/webhook-receiver-express.js';
 import { handleWebhook } from '../examples/webhook-receiver-fetch.js';
 import { createWebhookReceiver } from '../examples/webhook-receiver-node.js';
 import type { WebhookEvent } from '../src/index.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -104,5 +104,21 @@ describe('webhook receiver examples', () => {
     expect(tampered.status).toBe(400);
     expect(await tampered.text()).toBe('signature_mismatch');
     await t.api('DELETE', `/webhooks/${hook.id}`);
+  });
+});
+
+describe('quick-start examples', () => {
+  it('manages flags, then evaluates them with the client and through OpenFeature', async () => {
+    const { manageFlags } = await import('../examples/manage-flags.js');
+    const { quickStart } = await import('../examples/quick-start.js');
+    const { openFeatureExample } = await import('../examples/openfeature.js');
+    const { bucketOf } = await import('../src/index.js');
+    const { flag } = await manageFlags({ baseUrl: t.base, apiKey: KEYS.acmeProdFull });
+    expect(flag).toMatchObject({ key: 'new-checkout', enabled: true, percentage: 25 });
+    const expected = bucketOf('new-checkout', 'user-42') <= 25;
+    expect(await quickStart({ baseUrl: t.base, apiKey: KEYS.acmeProdRead })).toBe(expected);
+    expect(await openFeatureExample({ baseUrl: t.base, apiKey: KEYS.acmeProdRead })).toBe(expected);
+    // Running it again finds the flag there and still succeeds.
+    await expect(manageFlags({ baseUrl: t.base, apiKey: KEYS.acmeProdFull })).resolves.toBeDefined();
   });
 });
