@@ -76,3 +76,38 @@ describe('FlagwireProvider', () => {
     await bad.onClose();
   });
 });
+
+describe('FlagwireProvider events', () => {
+  it('reports PROVIDER_STALE when the stream drops and PROVIDER_READY when it is back', async () => {
+    const { startProxy } = await import('./helpers/proxy.js');
+    const proxy = await startProxy(t.server.port);
+    const own = new FlagwireProvider({
+      baseUrl: `${proxy.url}/api/v1`,
+      apiKey: KEYS.acmeProdRead,
+      logger: false,
+      initialRetryDelayMs: 20,
+      maxRetryDelayMs: 50,
+    });
+    const seen: string[] = [];
+    const stale = new Promise<void>((resolve) =>
+      own.events.addHandler(ProviderEvents.Stale, () => resolve()),
+    );
+    const ready = new Promise<void>((resolve) =>
+      own.events.addHandler(ProviderEvents.Ready, () => {
+        seen.push('ready');
+        resolve();
+      }),
+    );
+    await own.initialize();
+    await new Promise<void>((resolve) => {
+      if (own.client.status().state === 'connected') resolve();
+      else own.client.on('status', (s) => s.state === 'connected' && resolve());
+    });
+    proxy.cutAll();
+    await stale;
+    await ready;
+    expect(seen).toEqual(['ready']);
+    await own.onClose();
+    await proxy.close();
+  });
+});
