@@ -54,6 +54,12 @@ export interface StartServerOptions {
    */
   streamRetryMs?: number;
   /**
+   * Open event streams the server accepts; past it a new stream is refused with
+   * `503 SERVICE_UNAVAILABLE` and a jittered `Retry-After`, instead of running out of memory.
+   * @default 20000
+   */
+  maxStreams?: number;
+  /**
    * Journal entries after which the store writes a snapshot and truncates the journal.
    * @default 10000
    */
@@ -95,6 +101,7 @@ export interface ResolvedServerOptions {
   streamHistorySize: number;
   streamMaxBufferedBytes: number;
   streamRetryMs: number;
+  maxStreams: number;
   compactAfterEntries: number;
   compactAfterBytes: number;
   webhookRetryDelaysMs: number[];
@@ -162,6 +169,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),
     streamMaxBufferedBytes: positive('streamMaxBufferedBytes', options.streamMaxBufferedBytes, 1024 * 1024),
     streamRetryMs: Math.floor(positive('streamRetryMs', options.streamRetryMs, 1000)),
+    maxStreams: Math.floor(positive('maxStreams', options.maxStreams, 20_000)),
     compactAfterEntries: Math.floor(positive('compactAfterEntries', options.compactAfterEntries, 10_000)),
     compactAfterBytes: 16 * 1024 * 1024,
     webhookRetryDelaysMs: retryDelays(options.webhookRetryDelaysMs),

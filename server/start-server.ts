@@ -130,6 +130,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       historySize: resolved.streamHistorySize,
       maxBufferedBytes: resolved.streamMaxBufferedBytes,
       retryMs: resolved.streamRetryMs,
+      maxStreams: resolved.maxStreams,
     });
     service.onChange((change) => hub.publish(change));
     const dispatcher = new Dispatcher(db, service, {

@@ -173,4 +173,27 @@ describe('client against failure shapes', () => {
     expect(c.status().state).toBe('failed');
     expect(c.isEnabled('f', 'u')).toBe(true);
   });
+
+  it('reads Retry-After of a 503 into the error, and comes back once the server takes it', async () => {
+    let calls = 0;
+    mock.use(
+      http.get(`${BASE}/sdk/flags`, () => {
+        calls++;
+        if (calls === 1) {
+          return HttpResponse.json(
+            { error: 'SERVICE_UNAVAILABLE', message: 'busy' },
+            { status: 503, headers: { 'retry-after': '0' } },
+          );
+        }
+        return HttpResponse.json(snapshot(1, true));
+      }),
+      http.get(`${BASE}/sdk/events`, () => sse([])),
+    );
+    const c = client();
+    const errors: FlagwireError[] = [];
+    c.on('error', (e) => errors.push(e));
+    await c.ready();
+    expect(errors[0]).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE', retryAfterMs: 0 });
+    expect(c.isEnabled('f', 'u')).toBe(true);
+  });
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServer } from '../server/index.js';
-import { type ClientOptions, createClient, type FlagwireClient } from '../src/index.js';
+import { type ClientOptions, createClient, type FlagwireClient, type FlagwireError } from '../src/index.js';
 import { startProxy, type TestProxy } from './helpers/proxy.js';
 import { KEYS, startTestServer, TEST_CONFIG, type TestServer } from './helpers/server.js';
 import { whenState, whenTrue } from './helpers/wait.js';
@@ -179,5 +179,22 @@ describe('client resilience', () => {
     await whenState(c, 'polling');
     await whenState(c, 'connected');
     expect(streamAttempts).toBeGreaterThan(3);
+  });
+
+  it("backs off by the server's Retry-After when it sheds streams, and keeps its flags meanwhile", async () => {
+    const s = await server({ maxStreams: 1 });
+    const first = client(s.base);
+    await first.ready();
+    await whenState(first, 'connected');
+    const second = client(s.base);
+    const refused = new Promise<FlagwireError>((resolve) =>
+      second.on('error', (e) => {
+        if (e.status === 503) resolve(e);
+      }),
+    );
+    await second.ready();
+    const error = await refused;
+    expect(error.retryAfterMs).toBeGreaterThanOrEqual(1000);
+    expect(second.allFlags().seeded).toBeDefined();
   });
 });

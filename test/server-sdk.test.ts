@@ -227,3 +227,25 @@ describe('GET /sdk/events', () => {
     expect(own.server.streamCount).toBe(0);
   });
 });
+
+describe('load shedding', () => {
+  it('refuses streams past maxStreams with a JSON 503 and Retry-After, and accepts again once one closes', async () => {
+    const own = await startTestServer({ maxStreams: 2 });
+    try {
+      const url = `${own.server.url}/sdk/events`;
+      const a = await openStream(url, auth());
+      const b = await openStream(url, auth());
+      const refused = await fetch(url, { headers: auth() });
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-5]$/);
+      await expectError(refused, 503, 'SERVICE_UNAVAILABLE');
+      a.close();
+      await expect.poll(() => own.server.streamCount).toBe(1);
+      const c = await openStream(url, auth());
+      expect(c.response.statusCode).toBe(200);
+      b.close();
+      c.close();
+    } finally {
+      await own.close();
+    }
+  });
+});

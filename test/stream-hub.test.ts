@@ -74,6 +74,7 @@ describe('StreamHub', () => {
       historySize: 10,
       maxBufferedBytes: 4096,
       retryMs: 1000,
+      maxStreams: 10,
     });
     const env = environment();
     hub.addEnvironment(env);
@@ -103,6 +104,7 @@ describe('StreamHub', () => {
       historySize: 5,
       maxBufferedBytes: 1 << 20,
       retryMs: 1000,
+      maxStreams: 10,
     });
     const env = environment();
     hub.addEnvironment(env);

@@ -6,6 +6,7 @@
  * others nor grow memory without bound.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
 import type { Environment, FlagChange } from '../state/model.js';
 import { SdkView } from './sdk-view.js';
 
@@ -14,6 +15,7 @@ export interface StreamHubOptions {
   historySize: number;
   maxBufferedBytes: number;
   retryMs: number;
+  maxStreams: number;
 }
 
 interface Subscriber {
@@ -87,6 +89,12 @@ export class StreamHub {
       res.writeHead(200, SSE_HEADERS);
       res.end();
       return;
+    }
+    if (this.#count >= this.#options.maxStreams) {
+      // Shed load: a jittered Retry-After spreads the reconnects of refused clients.
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'the server has too many open streams; retry later', {
+        'retry-after': String(1 + Math.floor(Math.random() * 5)),
+      });
     }
     const missed = view.framesSince(lastEventId);
     // The retry hint rides on the first frame; alone when there is nothing to send.

@@ -3,7 +3,7 @@
  * failure mapped onto a `FlagwireError` with a stable code.
  */
 import type { SdkFlag, SdkSnapshot } from '../core/types.js';
-import { FlagwireError } from '../errors.js';
+import { FlagwireError, parseRetryAfter } from '../errors.js';
 import type { ResolvedClientOptions } from './options.js';
 import { cancel, later } from './timers.js';
 
@@ -56,6 +56,7 @@ export async function errorForResponse(
     status,
     method,
     url,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
   });
 }
 

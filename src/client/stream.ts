@@ -7,7 +7,7 @@
  * attempt when nothing, not even a `ping`, arrives for `streamReadTimeoutMs`.
  */
 import { EventSource, type FetchLikeResponse } from 'eventsource';
-import { FlagwireError } from '../errors.js';
+import { FlagwireError, parseRetryAfter } from '../errors.js';
 import type { ResolvedClientOptions } from './options.js';
 import { cancel, later, type Timer } from './timers.js';
 
@@ -35,6 +35,7 @@ export function openStream(
   let done = false;
   let watchdog: Timer | undefined;
   let source: EventSource | undefined;
+  let retryAfterMs: number | undefined;
 
   const finish = (error: FlagwireError, fatal: boolean) => {
     if (done) return;
@@ -77,6 +78,7 @@ export function openStream(
         options.fetch(input, { ...init, headers, signal: controller.signal }).then(
           (response) => {
             cancel(timer);
+            if (response.status !== 200) retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
             resolve(response);
           },
           (error: unknown) => {
@@ -122,6 +124,7 @@ export function openStream(
           status,
           method: 'GET',
           url,
+          retryAfterMs,
         }),
         false,
       );

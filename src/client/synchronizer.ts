@@ -36,6 +36,8 @@ export class Synchronizer {
   #pollTimer: Timer | undefined;
   #polling = false;
   #reloading = false;
+  /** `Retry-After` of the last failed snapshot load, if the server sent one. */
+  #retryAfterMs: number | undefined;
   /** Epoch ms of the last time the server confirmed the data current. */
   lastContactAt: number | undefined;
 
@@ -113,6 +115,7 @@ export class Synchronizer {
     } catch (error) {
       if (this.#stopped) return false;
       const e = error as FlagwireError;
+      this.#retryAfterMs = e.retryAfterMs;
       if (e.code === 'UNAUTHORIZED' || e.code === 'FORBIDDEN') this.#fail(e);
       else this.#callbacks.error(e, false);
       return false;
@@ -121,8 +124,10 @@ export class Synchronizer {
 
   async #initialLoad(): Promise<void> {
     if (!(await this.#loadSnapshot())) {
-      if (!this.#stopped)
-        this.#retryTimer = later(this.#backoff.next(Date.now()), () => void this.#initialLoad());
+      if (this.#stopped) return;
+      // The server's Retry-After (load shedding) wins over a shorter backoff.
+      const delay = Math.max(this.#backoff.next(Date.now()), this.#retryAfterMs ?? 0);
+      this.#retryTimer = later(delay, () => void this.#initialLoad());
       return;
     }
     this.#backoff.reset();
@@ -165,7 +170,9 @@ export class Synchronizer {
         } else {
           this.#setState('reconnecting');
         }
-        this.#retryTimer = later(this.#backoff.next(Date.now()), () => this.#connect());
+        // The server's Retry-After (load shedding) wins over a shorter backoff.
+        const delay = Math.max(this.#backoff.next(Date.now()), error.retryAfterMs ?? 0);
+        this.#retryTimer = later(delay, () => this.#connect());
       },
     });
   }
