@@ -22,9 +22,11 @@ const same = (a: SdkFlag, b: SdkFlag): boolean =>
 export function parseEventId(id: string | undefined): { epoch: string; revision: number } | undefined {
   if (!id) return undefined;
   const colon = id.lastIndexOf(':');
-  const revision = Number(id.slice(colon + 1));
-  if (colon <= 0 || !Number.isSafeInteger(revision) || revision < 0) return undefined;
-  return { epoch: id.slice(0, colon), revision };
+  const digits = id.slice(colon + 1);
+  // As strict as the server (`docs/protocol.md` §5.1): decimal digits only, so no "1e3", " 7"
+  // or "0x10" can jump the revision forward and make every later event look stale.
+  if (colon <= 0 || !/^\d{1,15}$/.test(digits)) return undefined;
+  return { epoch: id.slice(0, colon), revision: Number(digits) };
 }
 
 export class FlagStore {

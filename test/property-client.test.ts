@@ -1,0 +1,318 @@
+/**
+ * Property-based tests of the SDK's update ordering (`FlagStore`) and local evaluation.
+ * Seeded: `PROPERTY_SEED=<n> npx vitest run test/property-client.test.ts` replays a run.
+ *
+ * The model is the server side: one epoch, a history of creates/updates/deletes of a few
+ * keys, revision `r` being the r-th change (1..n), each flag's `version` the revision of its
+ * last change, a deletion announced as `{..., deleted: true, version: <its revision>}`.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { evaluateDetail, evaluateFlag } from '../src/client/evaluate.js';
+import { FlagStore, parseEventId } from '../src/client/flag-store.js';
+import type { User } from '../src/client/types.js';
+import { bucketOf, isInRollout } from '../src/core/bucketing.js';
+import { murmur3Prefix } from '../src/core/murmur3.js';
+import { sdkFlag } from '../src/core/sdk-flag.js';
+import type { FlagType, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../src/core/types.js';
+import { check } from './helpers/property-config.js';
+
+/** A few keys, among them names an object prototype has. */
+const KEYS = ['alpha', 'beta', '__proto__', 'constructor'] as const;
+const EPOCH = 'ep1';
+
+interface Op {
+  key: number;
+  kind: 'upsert' | 'delete';
+  type: FlagType;
+  enabled: boolean;
+  percentage: number;
+}
+
+type State = [string, SdkFlag][];
+
+const sorted = (flags: Iterable<[string, SdkFlag]>): State =>
+  [...flags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+interface History {
+  /** `states[r]`: every flag after revision r, as entries sorted by key (`states[0]` is empty). */
+  states: State[];
+  /** `events[r]`: the stream event of revision r (`events[0]` unused). */
+  events: { update: SdkFlagUpdate; eventId: string }[];
+}
+
+const opArb: fc.Arbitrary<Op> = fc.record({
+  key: fc.integer({ min: 0, max: KEYS.length - 1 }),
+  kind: fc.constantFrom('upsert', 'delete'),
+  type: fc.constantFrom<FlagType>('boolean', 'rollout'),
+  enabled: fc.boolean(),
+  percentage: fc.integer({ min: 0, max: 100 }),
+});
+
+/** Runs the ops on the server-side model: every op is one change, so revisions are 1..n. */
+function buildHistory(ops: readonly Op[]): History {
+  const states: State[] = [[]];
+  const events: History['events'] = [
+    { update: { key: '', type: 'boolean', enabled: false, version: 0 }, eventId: '' },
+  ];
+  const current = new Map<string, SdkFlag>();
+  ops.forEach((op, i) => {
+    const revision = i + 1;
+    const key = KEYS[op.key]!;
+    const before = current.get(key);
+    let update: SdkFlagUpdate;
+    if (before && op.kind === 'delete') {
+      current.delete(key);
+      update = { ...sdkFlag(before, revision), enabled: false, deleted: true };
+    } else {
+      // Create (also a delete of a missing key becomes a create) or update (type is kept).
+      const after = sdkFlag(
+        { key, type: before ? before.type : op.type, enabled: op.enabled, percentage: op.percentage },
+        revision,
+      );
+      current.set(key, after);
+      update = after;
+    }
+    states.push(sorted(structuredClone([...current])));
+    events.push({ update: Object.freeze({ ...update }), eventId: `${EPOCH}:${revision}` });
+  });
+  return { states, events };
+}
+
+const snapshotAt = (h: History, revision: number): SdkSnapshot => ({
+  epoch: EPOCH,
+  revision,
+  eventId: `${EPOCH}:${revision}`,
+  // `Object.fromEntries` makes `__proto__` an own property, as `JSON.parse` does.
+  flags: Object.fromEntries(structuredClone(h.states[revision]!)),
+});
+
+const contents = (store: FlagStore): State => sorted(store.flags);
+
+/** A history and a snapshot revision in 0..n. */
+const historyArb = fc
+  .array(opArb, { minLength: 1, maxLength: 30 })
+  .chain((ops) => fc.tuple(fc.constant(ops), fc.integer({ min: 0, max: ops.length })));
+
+describe('FlagStore ordering (model-based)', () => {
+  it('in order after a snapshot (with repeats of delivered events): always the model state at store.revision', () => {
+    check(
+      fc.property(historyArb, fc.array(fc.nat(), { maxLength: 40 }), ([ops, snap], repeatSeeds) => {
+        const h = buildHistory(ops);
+        const n = ops.length;
+        const store = new FlagStore();
+        store.replace(snapshotAt(h, snap));
+        expect(store.revision).toBe(snap);
+        expect(contents(store)).toEqual(h.states[snap]);
+        let repeat = 0;
+        for (let r = 1; r <= n; r++) {
+          // Events up to the snapshot are delivered too (a stream opened before the snapshot).
+          const outcome = store.apply(h.events[r]!.update, h.events[r]!.eventId);
+          expect(outcome.kind).toBe(r <= snap ? 'stale' : 'applied');
+          if (outcome.kind === 'applied') expect(outcome.gap).toBe(false);
+          // A duplicate of an event already delivered is always stale.
+          const s = repeatSeeds[repeat++ % Math.max(1, repeatSeeds.length)];
+          if (s !== undefined) {
+            const dup = h.events[(s % r) + 1]!;
+            expect(store.apply(dup.update, dup.eventId).kind).toBe('stale');
+          }
+          expect(store.revision).toBe(Math.max(snap, r));
+          expect(contents(store)).toEqual(h.states[store.revision!]);
+          expect(store.lastEventId).toBe(`${EPOCH}:${store.revision}`);
+        }
+      }),
+      1000,
+    );
+  });
+
+  it('any order with duplicates: apply never throws, revision and per-key versions never go back', () => {
+    const deliveryArb = historyArb.chain(([ops, snap]) =>
+      fc.tuple(
+        fc.constant(ops),
+        fc.constant(snap),
+        fc.shuffledSubarray(
+          Array.from({ length: ops.length }, (_, i) => i + 1),
+          { minLength: ops.length, maxLength: ops.length },
+        ),
+        fc.array(fc.tuple(fc.nat({ max: 60 }), fc.integer({ min: 1, max: ops.length })), { maxLength: 30 }),
+        fc.array(fc.constantFrom('other:3', 'ep1', '', ':5', 'ep1:-1', 'ep1:x', 'ep1:1.5', undefined), {
+          maxLength: 5,
+        }),
+      ),
+    );
+    check(
+      fc.property(deliveryArb, ([ops, snap, order, repeats, foreignIds]) => {
+        const h = buildHistory(ops);
+        const sequence = [...order];
+        for (const [at, r] of repeats) sequence.splice(at % (sequence.length + 1), 0, r);
+        const store = new FlagStore();
+        store.replace(snapshotAt(h, snap));
+        const highest = new Map<string, number>();
+        for (const [key, flag] of store.flags) highest.set(key, flag.version);
+        let revision = snap;
+        let noGapSoFar = true;
+        let step = 0;
+        for (const r of sequence) {
+          const { update, eventId } = h.events[r]!;
+          const outcome = store.apply(update, eventId);
+          if (outcome.kind === 'applied' && outcome.gap) noGapSoFar = false;
+          // Interleave events of another epoch or with malformed ids: ignored entirely.
+          const foreign = foreignIds[step++ % Math.max(1, foreignIds.length)];
+          if (foreignIds.length > 0) {
+            const before = contents(store);
+            expect(store.apply(update, foreign).kind).toBe('foreign');
+            expect(contents(store)).toEqual(before);
+          }
+          expect(store.revision!).toBeGreaterThanOrEqual(revision);
+          revision = store.revision!;
+          for (const [key, flag] of store.flags) {
+            expect(flag.version).toBeGreaterThanOrEqual(highest.get(key) ?? 0);
+            highest.set(key, flag.version);
+          }
+          // Until a gap is reported, the store is exactly the model at its revision.
+          if (noGapSoFar) expect(contents(store)).toEqual(h.states[revision]);
+        }
+      }),
+      1000,
+    );
+  });
+
+  it('all events in order after a snapshot at r: exactly the final state', () => {
+    check(
+      fc.property(historyArb, ([ops, snap]) => {
+        const h = buildHistory(ops);
+        const store = new FlagStore();
+        store.replace(snapshotAt(h, snap));
+        for (let r = snap + 1; r <= ops.length; r++) store.apply(h.events[r]!.update, h.events[r]!.eventId);
+        expect(contents(store)).toEqual(h.states[ops.length]);
+        expect(store.lastEventId).toBe(`${EPOCH}:${ops.length}`);
+        // A snapshot older than what is held is ignored; the current one changes nothing.
+        expect(store.replace(snapshotAt(h, ops.length - 1))).toBeUndefined();
+        expect(contents(store)).toEqual(h.states[ops.length]);
+        expect(store.replace(snapshotAt(h, ops.length))).toEqual([]);
+        // Rollout prefixes exist for every rollout flag held.
+        for (const [key, flag] of store.flags)
+          if (flag.type === 'rollout') expect(store.prefixes.has(key)).toBe(true);
+      }),
+      1000,
+    );
+  });
+});
+
+describe('event ids', () => {
+  // KNOWN DEFECT (fails; seed 20261122 finds suffix '7 ', i.e. id 'ep1:7 '): `parseEventId` reads the revision with
+  // `Number(...)`, which also accepts '' (0), ' 7', '7 ', '+7', '1e3' (1000), '0x10' (16),
+  // '0b1', '1.0'. The server (`server/stream/sdk-view.ts` framesSince) accepts only decimal
+  // digits. A non-canonical id of the current epoch is applied as a (possibly much higher)
+  // revision: after `ep1:1e3` the store sits at revision 1000, drops every real event as
+  // stale, and ignores every snapshot of the epoch below 1000 as older, so it is stuck.
+  // Fix: in `parseEventId` (src/client/flag-store.ts) require `/^\d{1,15}$/` for the revision,
+  // as the server does, before `Number(...)`.
+  it('an id whose revision is not decimal digits never moves the store (revision or flags)', () => {
+    const suffixArb = fc.oneof(
+      fc.constantFrom(
+        '',
+        ' 7',
+        '7 ',
+        '+7',
+        '1e3',
+        '0x10',
+        '0b1',
+        '0o7',
+        '1.0',
+        '.5e1',
+        '\n3',
+        '٣',
+        '007',
+        '42',
+      ),
+      fc.string({ maxLength: 6 }),
+      fc.nat().map(String),
+    );
+    check(
+      fc.property(suffixArb, (suffix) => {
+        const canonical = /^\d+$/.test(suffix) && Number.isSafeInteger(Number(suffix));
+        const id = `${EPOCH}:${suffix}`;
+        const parsed = parseEventId(id);
+        if (canonical) expect(parsed).toEqual({ epoch: EPOCH, revision: Number(suffix) });
+        const store = new FlagStore();
+        store.replace({ epoch: EPOCH, revision: 2, eventId: `${EPOCH}:2`, flags: {} });
+        const outcome = store.apply({ key: 'alpha', type: 'boolean', enabled: true, version: 3 }, id);
+        if (!canonical) {
+          // ('' parses as revision 0 and comes out 'stale': lenient, but it changes nothing.)
+          expect(outcome.kind === 'foreign' || outcome.kind === 'stale').toBe(true);
+          expect(store.revision).toBe(2);
+          expect(store.flags.size).toBe(0);
+        }
+      }),
+      300,
+    );
+  });
+});
+
+const flagKeyArb = fc.string({ minLength: 1, maxLength: 20, unit: 'binary' });
+const percentageArb = fc.oneof(fc.integer({ min: -5, max: 105 }), fc.double(), fc.constant(undefined));
+const flagArb: fc.Arbitrary<SdkFlag> = fc
+  .record({
+    key: flagKeyArb,
+    type: fc.constantFrom<FlagType>('boolean', 'rollout'),
+    enabled: fc.boolean(),
+    percentage: percentageArb,
+    version: fc.nat(),
+  })
+  .map(({ percentage, ...f }) => (percentage === undefined ? f : { ...f, percentage }));
+const userArb: fc.Arbitrary<unknown> = fc.oneof(
+  fc.anything(),
+  fc.string({ unit: 'binary' }),
+  fc.record({ key: fc.oneof(fc.string({ unit: 'binary' }), fc.anything()) }),
+  fc.record({ key: fc.string({ unit: 'binary' }) }, { requiredKeys: [] }),
+);
+
+describe('evaluation', () => {
+  it('evaluateFlag never throws and agrees with evaluateDetail().value, with and without a prefix', () => {
+    check(
+      fc.property(flagArb, userArb, fc.boolean(), fc.boolean(), (flag, user, defaultValue, loaded) => {
+        const u = user as User;
+        const store = new FlagStore();
+        store.put(flag);
+        const withPrefix = evaluateFlag(flag, flag.key, u, defaultValue, store.prefixes);
+        const withoutPrefix = evaluateFlag(flag, flag.key, u, defaultValue, new Map());
+        const detail = evaluateDetail(flag, flag.key, u, defaultValue, loaded);
+        expect(withPrefix).toBe(detail.value);
+        expect(withoutPrefix).toBe(detail.value);
+        if (detail.bucket !== undefined) {
+          expect(detail.bucket).toBeGreaterThanOrEqual(1);
+          expect(detail.bucket).toBeLessThanOrEqual(100);
+        }
+        // A missing flag gives the default.
+        expect(evaluateFlag(undefined, flag.key, u, defaultValue, store.prefixes)).toBe(defaultValue);
+        expect(evaluateDetail(undefined, flag.key, u, defaultValue, loaded).value).toBe(defaultValue);
+      }),
+      1000,
+    );
+  });
+
+  it('isInRollout is monotonic in the percentage and matches bucketOf, with and without a prefix', () => {
+    check(
+      fc.property(
+        flagKeyArb,
+        fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom(undefined, null, '')),
+        fc.oneof(fc.integer({ min: -5, max: 105 }), fc.double({ noNaN: true })),
+        fc.oneof(fc.integer({ min: -5, max: 105 }), fc.double({ noNaN: true })),
+        (flagKey, userKey, p, q) => {
+          const [low, high] = p <= q ? [p, q] : [q, p];
+          const prefix = murmur3Prefix(`${flagKey}:`);
+          for (const pre of [undefined, prefix]) {
+            if (isInRollout(flagKey, userKey, low, pre))
+              expect(isInRollout(flagKey, userKey, high, pre)).toBe(true);
+            expect(isInRollout(flagKey, userKey, low, pre)).toBe(isInRollout(flagKey, userKey, low));
+          }
+          if (typeof userKey === 'string' && userKey !== '' && low > 0 && low < 100) {
+            expect(isInRollout(flagKey, userKey, low)).toBe(bucketOf(flagKey, userKey) <= low);
+          }
+        },
+      ),
+      1000,
+    );
+  });
+});
