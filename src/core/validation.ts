@@ -96,7 +96,7 @@ const CREATE_FLAG_FIELDS = ['key', 'type', 'description', 'percentage', 'enabled
 export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
   if (!isObject(body)) return bodyNotObject(body);
   const extra = unknownField(body, CREATE_FLAG_FIELDS);
-  if (extra !== undefined) return fail(extra, `unknown field "${extra}"`);
+  if (extra !== undefined) return fail(extra, `unknown field ${show(extra)}`);
   if (!('key' in body)) return fail('key', '"key" is required');
   const keyProblem = flagKeyProblem(body.key);
   if (keyProblem) return fail('key', keyProblem);
@@ -132,7 +132,9 @@ export function validateUpdateFlag(body: unknown, type: FlagType): Validation<Up
   const extra = unknownField(body, UPDATE_FLAG_FIELDS);
   if (extra !== undefined) {
     const why =
-      extra === 'key' || extra === 'type' ? `field "${extra}" cannot be changed` : `unknown field "${extra}"`;
+      extra === 'key' || extra === 'type'
+        ? `field ${show(extra)} cannot be changed`
+        : `unknown field ${show(extra)}`;
     return fail(extra, why);
   }
   const value: UpdateFlagInput = {};
@@ -195,7 +197,7 @@ const CREATE_WEBHOOK_FIELDS = ['url', 'events'] as const;
 export function validateCreateWebhook(body: unknown): Validation<CreateWebhookInput> {
   if (!isObject(body)) return bodyNotObject(body);
   const extra = unknownField(body, CREATE_WEBHOOK_FIELDS);
-  if (extra !== undefined) return fail(extra, `unknown field "${extra}"`);
+  if (extra !== undefined) return fail(extra, `unknown field ${show(extra)}`);
   if (!('url' in body)) return fail('url', '"url" is required');
   const url = urlProblem(body.url);
   if (url) return fail('url', url);
@@ -214,8 +216,8 @@ export function validateUpdateWebhook(body: unknown): Validation<UpdateWebhookIn
   if (extra !== undefined) {
     const why =
       extra === 'id' || extra === 'secret' || extra === 'createdAt'
-        ? `field "${extra}" cannot be changed`
-        : `unknown field "${extra}"`;
+        ? `field ${show(extra)} cannot be changed`
+        : `unknown field ${show(extra)}`;
     return fail(extra, why);
   }
   const value: UpdateWebhookInput = {};
