@@ -15,7 +15,7 @@ import { bucketOf, isInRollout } from '../src/core/bucketing.js';
 import { murmur3Prefix } from '../src/core/murmur3.js';
 import { sdkFlag } from '../src/core/sdk-flag.js';
 import type { FlagType, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../src/core/types.js';
-import { check } from './helpers/property-config.js';
+import { check } from './helpers/property-seed.js';
 
 /** A few keys, among them names an object prototype has. */
 const KEYS = ['alpha', 'beta', '__proto__', 'constructor'] as const;

@@ -11,7 +11,7 @@ import { hmacSha256Hex as webHmac } from '../src/webhooks/hmac-web.js';
 import { verifySignature as defaultVerifySignature } from '../src/webhooks/index.js';
 import type { HeadersOrSignature, RawBody } from '../src/webhooks/types.js';
 import { createVerifier } from '../src/webhooks/verify.js';
-import { check } from './helpers/property-config.js';
+import { check } from './helpers/property-seed.js';
 
 const CODES = [
   'missing_header',
