@@ -1,4 +1,5 @@
 /** Options of `createClient()`, with every default resolved in one place. */
+import { resolveConnection } from '../core/connection.js';
 import type { Flag, SdkSnapshot } from '../core/types.js';
 
 /** Where the client reports what it cannot throw. */
@@ -126,31 +127,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
   if (typeof options !== 'object' || options === null) {
     throw new TypeError('flagwire: createClient needs options: createClient({ baseUrl, apiKey })');
   }
-  const { apiKey, baseUrl } = options;
-  if (typeof apiKey !== 'string' || apiKey.length === 0) {
-    throw new TypeError('flagwire: "apiKey" is required: pass the API key of your environment (fw_live_...)');
-  }
-  if (/\s/.test(apiKey)) {
-    throw new TypeError('flagwire: "apiKey" contains whitespace; copy the key without spaces or line breaks');
-  }
-  let url: URL;
-  try {
-    url = new URL(String(baseUrl));
-  } catch {
-    throw new TypeError(
-      `flagwire: "baseUrl" must be an absolute http or https URL such as "http://127.0.0.1:8787/api/v1", got ${JSON.stringify(baseUrl)}`,
-    );
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(
-      `flagwire: "baseUrl" must be an absolute http or https URL such as "http://127.0.0.1:8787/api/v1", got ${JSON.stringify(baseUrl)}`,
-    );
-  }
-  const base = url.href.replace(/\/+$/, '');
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') {
-    throw new TypeError('flagwire: no global fetch in this runtime; pass one as the "fetch" option');
-  }
+  const connection = resolveConnection(options);
   const logger: Required<ClientLogger> =
     options.logger === false
       ? { debug: noop, warn: noop, error: noop }
@@ -165,11 +142,10 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
         };
   const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs, 30_000);
   return {
-    snapshotUrl: `${base}/sdk/flags`,
-    streamUrl: `${base}/sdk/events`,
-    authorization: `Bearer ${apiKey}`,
-    // Called as a plain function: some runtimes' fetch throws when called as a method of another object.
-    fetch: (input, init) => fetchImpl(input, init),
+    snapshotUrl: `${connection.base}/sdk/flags`,
+    streamUrl: `${connection.base}/sdk/events`,
+    authorization: connection.authorization,
+    fetch: connection.fetch,
     logger,
     bootstrap: options.bootstrap,
     offline: options.offline ?? false,

@@ -2,6 +2,8 @@
  * `createManagementClient()`: typed calls for every management endpoint
  * (`docs/protocol.md` §3, §8.3). Works wherever `fetch` does.
  */
+
+import { resolveConnection } from '../core/connection.js';
 import type {
   CreatedWebhook,
   CreateFlagInput,
@@ -80,22 +82,8 @@ const segment = (value: string) => encodeURIComponent(value);
  * the service's `code` (`NOT_FOUND`, `CONFLICT`, `VALIDATION_ERROR`, ...) and `message`.
  */
 export function createManagementClient(options: ManagementClientOptions): ManagementClient {
-  if (typeof options?.apiKey !== 'string' || options.apiKey.length === 0) {
-    throw new TypeError('flagwire: createManagementClient needs "apiKey": an API key of the environment');
-  }
-  let base: string;
-  try {
-    base = new URL(options.baseUrl).href.replace(/\/+$/, '');
-  } catch {
-    throw new TypeError(
-      `flagwire: "baseUrl" must be an absolute http or https URL such as "http://127.0.0.1:8787/api/v1", got ${JSON.stringify(options.baseUrl)}`,
-    );
-  }
-  const fetchImpl = options.fetch ?? globalThis.fetch;
   const settings: RequestSettings = {
-    base,
-    authorization: `Bearer ${options.apiKey}`,
-    fetch: (input, init) => fetchImpl(input, init),
+    ...resolveConnection(options),
     timeoutMs: options.timeoutMs ?? 10_000,
     retries: options.retries ?? 2,
   };
