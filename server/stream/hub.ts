@@ -18,10 +18,12 @@ export interface StreamHubOptions {
   maxStreams: number;
 }
 
+/**
+ * An open stream. Nothing per stream tracks what it was sent: a view only moves when a change
+ * is published, so every change published after `subscribe` is newer than what it sent.
+ */
 interface Subscriber {
   res: ServerResponse;
-  /** Revision this stream has already been sent (by a sync snapshot or replay). */
-  sent: number;
 }
 
 const PING_FRAME = 'event: ping\ndata: {}\n\n';
@@ -69,7 +71,7 @@ export class StreamHub {
     if (!view) return;
     const frame = view.apply(change);
     for (const subscriber of this.#streams.get(change.env.id)!) {
-      if (change.revision > subscriber.sent) this.#write(subscriber, frame);
+      this.#write(subscriber, frame);
     }
   }
 
@@ -104,7 +106,7 @@ export class StreamHub {
     req.socket.setKeepAlive(true, 30_000);
     req.socket.setNoDelay(true);
     res.writeHead(200, SSE_HEADERS);
-    const subscriber: Subscriber = { res, sent: view.revision };
+    const subscriber: Subscriber = { res };
     const set = this.#streams.get(env.id)!;
     set.add(subscriber);
     this.#count += 1;
