@@ -1,0 +1,581 @@
+/**
+ * The chaos suite's run: one durable reference server (a child process, so SIGKILL is
+ * real), SDK clients each behind a fault-injecting proxy, webhook receivers that fail some
+ * deliveries, writers following the seeded model, and a conductor applying the seeded fault
+ * plan. It returns what it observed; `test/chaos.test.ts` asserts on it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient, type FlagwireClient, type SdkFlag, verifySignature } from '../../src/index.js';
+import { canonical, eventKey, type ModelFlag, type Mutation, nextMutation, sameFlag } from './chaos-model.js';
+import { type ChaosSettings, describeStep, type NetworkFault, planFaults, type Step } from './chaos-plan.js';
+import { type CliRun, startCli } from './cli.js';
+import { Rng } from './prng.js';
+import { startProxy, type TestProxy } from './proxy.js';
+import { startReceiver, type TestReceiver } from './receiver.js';
+
+/** Fast pings and a short, long retry schedule, so a run ends in seconds. */
+const SERVER_ARGS = [
+  '--ping-interval',
+  '0.2',
+  '--webhook-retry-delays',
+  '50,100,200,400,800,1000,1000,1000,1000,1000,1000,1000,1000,1000,1000',
+  '--webhook-timeout',
+  '1000',
+];
+
+/** Fast reconnection and a watchdog of five missed pings. */
+const CLIENT_OPTIONS = {
+  initialRetryDelayMs: 50,
+  maxRetryDelayMs: 1000,
+  streamReadTimeoutMs: 1000,
+  timeoutMs: 2000,
+  pollIntervalMs: 300,
+  logger: false,
+} as const;
+
+/** How long after the last fault every client and receiver must have caught up. */
+export const CONVERGENCE_DEADLINE_MS = 30_000;
+
+const USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'].map((key, i) => ({
+  key: `${key}-${i}`,
+  plan: i % 2 ? 'pro' : 'free',
+}));
+
+export interface ChaosReport {
+  settings: ChaosSettings;
+  plan: string[];
+  /** What went wrong; empty on a good run. */
+  defects: string[];
+  mutations: { acked: number; unknown: number; unknownCommitted: number };
+  faults: Record<string, number>;
+  /** Committed flag changes (acked, plus unacknowledged ones the store holds). */
+  committed: number;
+  revisions: number;
+  clients: {
+    evaluations: number;
+    throws: number;
+    changes: number;
+    /** ms from the last fault until the last client held the server's state. */
+    convergedMs: number;
+    connections: number;
+  };
+  webhooks: Array<{ requests: number; unique: number; failedAnswers: number }>;
+  durationMs: number;
+}
+
+/** The durable server in a child process, restartable on the same port and data dir. */
+class ChaosServer {
+  #run: CliRun | undefined;
+  port = 0;
+  url = '';
+  fullKey = '';
+  readKey = '';
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'flagwire-chaos-'));
+  #up: Promise<void> = Promise.resolve();
+  #markUp: () => void = () => {};
+
+  async start(): Promise<void> {
+    const port = this.port ? ['--port', String(this.port)] : [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.#run = await startCli(['--data', this.dataDir, ...SERVER_ARGS, ...port]);
+        break;
+      } catch (error) {
+        // The port of a killed server is free at once; retry anyway, in case a
+        // connection to it is still being torn down.
+        if (attempt >= 20) throw error;
+        await sleep(50);
+      }
+    }
+    this.url = this.#run.url;
+    this.port = Number(new URL(this.url).port);
+    this.fullKey = this.#run.fullKey;
+    this.readKey = this.#run.readKey;
+    this.#markUp();
+  }
+
+  /** Resolves while (or once) the server is running. */
+  up(): Promise<void> {
+    return this.#up;
+  }
+
+  async kill(): Promise<void> {
+    this.#up = new Promise((resolve) => {
+      this.#markUp = resolve;
+    });
+    this.#run?.child.kill('SIGKILL');
+    await this.#run?.exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#run && this.#run.child.exitCode === null && this.#run.child.signalCode === null) {
+      this.#run.child.kill('SIGTERM');
+      await this.#run.exited;
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** A management call straight to the server (never through a proxy). */
+  async api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.fullKey}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.url}/api/v1${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  }
+
+  /** The SDK snapshot, straight from the server. */
+  async snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
+    const res = await fetch(`${this.url}/api/v1/sdk/flags`, {
+      headers: { authorization: `Bearer ${this.readKey}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
+  }
+}
+
+/** An SDK client behind its proxy, watched for throws and for going backwards. */
+interface Watched {
+  client: FlagwireClient;
+  proxy: TestProxy;
+  throws: number;
+  evaluations: number;
+  changes: number;
+}
+
+function watch(index: number, client: FlagwireClient, proxy: TestProxy, defects: string[]): Watched {
+  const w: Watched = { client, proxy, throws: 0, evaluations: 0, changes: 0 };
+  const maxVersion = new Map<string, number>();
+  let revision = -1;
+  client.on('change', ({ key, after }) => {
+    w.changes += 1;
+    const now = client.status().revision ?? -1;
+    if (now < revision) defects.push(`client ${index} went back from revision ${revision} to ${now}`);
+    revision = Math.max(revision, now);
+    if (after) {
+      const seen = maxVersion.get(key) ?? -1;
+      if (after.version <= seen)
+        defects.push(`client ${index} applied ${key} version ${after.version} after version ${seen}`);
+      maxVersion.set(key, Math.max(seen, after.version));
+    }
+    for (const user of USERS) {
+      try {
+        w.evaluations += 2;
+        client.isEnabled(key, user);
+        client.isEnabledDetail(key, user.key);
+      } catch {
+        w.throws += 1;
+      }
+    }
+  });
+  return w;
+}
+
+/** Writers park at the gate while the conductor kills and checks the server. */
+class Gate {
+  #closed = false;
+  #open: Promise<void> = Promise.resolve();
+  #release: () => void = () => {};
+  #parked = 0;
+  #onPark: (() => void) | undefined;
+
+  close(): void {
+    this.#closed = true;
+    this.#open = new Promise((resolve) => {
+      this.#release = resolve;
+    });
+  }
+
+  open(): void {
+    this.#closed = false;
+    this.#release();
+  }
+
+  async pass(): Promise<void> {
+    while (this.#closed) {
+      this.#parked += 1;
+      this.#onPark?.();
+      await this.#open;
+      this.#parked -= 1;
+    }
+  }
+
+  /** Resolves once `count()` writers wait at the closed gate (finished writers do not count). */
+  parked(count: () => number): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.#parked >= count()) {
+          this.#onPark = undefined;
+          resolve();
+        }
+      };
+      this.#onPark = check;
+      check();
+    });
+  }
+
+  /** Re-checks a `parked()` waiter (a writer finished). */
+  poke(): void {
+    this.#onPark?.();
+  }
+}
+
+export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
+  const started = Date.now();
+  const defects: string[] = [];
+  const steps = planFaults(settings);
+  const server = new ChaosServer();
+  const proxies: TestProxy[] = [];
+  const watched: Watched[] = [];
+  const receivers: Array<{ receiver: TestReceiver; id: string; secret: string; failed: number }> = [];
+  const faults: Record<string, number> = {};
+  const report = (extra: Partial<ChaosReport>): ChaosReport => ({
+    settings,
+    plan: steps.map(describeStep),
+    defects,
+    mutations: { acked: 0, unknown: 0, unknownCommitted: 0 },
+    faults,
+    committed: 0,
+    revisions: 0,
+    clients: { evaluations: 0, throws: 0, changes: 0, convergedMs: Number.NaN, connections: 0 },
+    webhooks: [],
+    durationMs: Date.now() - started,
+    ...extra,
+  });
+
+  try {
+    await server.start();
+
+    // Webhook receivers that fail about one delivery in seven (a 500, or no answer at all).
+    for (let i = 0; i < settings.webhooks; i++) {
+      const rng = new Rng(settings.seed ^ (0x3eb0 + i));
+      const entry = { receiver: undefined as unknown as TestReceiver, id: '', secret: '', failed: 0 };
+      entry.receiver = await startReceiver(() => {
+        const answer = rng.weighted<number | 'hang'>([
+          [86, () => 200],
+          [10, () => 500],
+          [4, () => 'hang'],
+        ]);
+        if (answer !== 200) entry.failed += 1;
+        return answer;
+      });
+      const created = await server.api('POST', '/webhooks', {
+        url: entry.receiver.url,
+        events: ['flag.enabled', 'flag.disabled', 'flag.updated'],
+      });
+      const hook = created.json as { id: string; secret: string };
+      entry.id = hook.id;
+      entry.secret = hook.secret;
+      receivers.push(entry);
+    }
+
+    for (let i = 0; i < settings.clients; i++) {
+      const proxy = await startProxy(server.port);
+      proxies.push(proxy);
+      const client = createClient({
+        baseUrl: `${proxy.url}/api/v1`,
+        apiKey: server.readKey,
+        ...CLIENT_OPTIONS,
+      });
+      watched.push(watch(i, client, proxy, defects));
+    }
+    await Promise.all(watched.map((w) => w.client.ready({ timeoutMs: 20_000 })));
+    const initialRevision = (await server.snapshot()).revision;
+
+    // ---------------------------------------------------------------- writers
+    const model = new Map<string, ModelFlag | undefined>();
+    const expectedEvents: string[] = [];
+    const counts = { acked: 0, unknown: 0, unknownCommitted: 0 };
+    const gate = new Gate();
+    let done = 0;
+    let finishedWriters = 0;
+    let onProgress: (() => void) | undefined;
+    /** Set by the conductor before a kill: the next write to start calls it (so writes are in flight). */
+    let onWriteStarted: (() => void) | undefined;
+
+    const commit = (m: Mutation) => {
+      model.set(m.key, m.after);
+      expectedEvents.push(m.event);
+    };
+
+    /** After a failed call: whichever of before / after the store holds is what happened. */
+    const resolveUnknown = async (m: Mutation) => {
+      for (;;) {
+        await server.up();
+        try {
+          const { status, json } = await server.api('GET', `/flags/${m.key}`);
+          const actual = status === 404 ? undefined : canonical(json as ModelFlag);
+          if (sameFlag(actual, m.after)) {
+            counts.unknownCommitted += 1;
+            commit(m);
+          } else if (!sameFlag(actual, m.before)) {
+            defects.push(
+              `${m.method} ${m.path} failed, and the store holds neither the state before nor after it: ${JSON.stringify(actual)}`,
+            );
+            model.set(m.key, actual);
+          }
+          return;
+        } catch {
+          // The server went down again: wait for it.
+        }
+      }
+    };
+
+    const writer = async (w: number) => {
+      const rng = new Rng(settings.seed ^ Math.imul(w + 1, 0x9e3779b1));
+      const keys = Array.from({ length: settings.keysPerWriter }, (_, k) => `chaos-w${w}-k${k}`);
+      const share =
+        Math.floor(settings.mutations / settings.writers) +
+        (w < settings.mutations % settings.writers ? 1 : 0);
+      for (let i = 0; i < share; i++) {
+        await gate.pass();
+        const key = rng.pick(keys);
+        const m = nextMutation(rng, key, model.get(key));
+        try {
+          const call = server.api(m.method, m.path, m.body);
+          onWriteStarted?.();
+          const { status, json } = await call;
+          if (status === m.okStatus) {
+            counts.acked += 1;
+            commit(m);
+          } else {
+            defects.push(
+              `${m.method} ${m.path} ${JSON.stringify(m.body)} answered ${status} ${JSON.stringify(json)}`,
+            );
+            await resolveUnknown(m);
+          }
+        } catch {
+          counts.unknown += 1;
+          await resolveUnknown(m);
+        }
+        done += 1;
+        onProgress?.();
+        await sleep(rng.int(2 * settings.paceMs + 1));
+      }
+      finishedWriters += 1;
+      gate.poke();
+      onWriteStarted?.();
+    };
+
+    // ---------------------------------------------------------------- conductor
+    const applyNetwork = (fault: NetworkFault, action: Step['action'], rng: Rng) => {
+      for (const i of fault.clients) {
+        const proxy = proxies[i]!;
+        if (action === 'heal') {
+          if (fault.kind === 'delay') proxy.setDelay(0);
+          if (fault.kind === 'reject') proxy.setReject(false);
+          if (fault.kind === 'truncate') proxy.setTruncate(undefined);
+          continue;
+        }
+        if (fault.kind === 'cut') proxy.cutAll();
+        if (fault.kind === 'stall') proxy.stallAll();
+        if (fault.kind === 'delay') proxy.setDelay(fault.ms);
+        if (fault.kind === 'reject') {
+          proxy.setReject(true);
+          proxy.cutAll();
+        }
+        if (fault.kind === 'truncate') {
+          proxy.setTruncate(() => rng.range(1, fault.maxBytes));
+          proxy.cutAll();
+        }
+      }
+    };
+
+    const checkStore = async (when: string) => {
+      const { json } = await server.api('GET', '/flags');
+      const stored = new Map((json as ModelFlag[]).map((f) => [f.key, canonical(f)]));
+      for (const [key, flag] of model) {
+        if (!sameFlag(stored.get(key), flag))
+          defects.push(
+            `${when}: ${key} is ${JSON.stringify(stored.get(key))}, acknowledged ${JSON.stringify(flag)}`,
+          );
+      }
+    };
+
+    const conductor = async () => {
+      const rng = new Rng(settings.seed ^ 0xc0d);
+      for (const step of steps) {
+        while (done < step.at) await new Promise<void>((resolve) => (onProgress = resolve));
+        faults[step.fault.kind] = (faults[step.fault.kind] ?? 0) + (step.action === 'start' ? 1 : 0);
+        if (step.fault.kind !== 'kill') {
+          applyNetwork(step.fault, step.action, rng);
+          continue;
+        }
+        // SIGKILL with writes in flight; restart on the same port and data dir once every
+        // writer has settled what it had in flight; then every acknowledged write must be there.
+        await new Promise<void>((resolve) => (onWriteStarted = resolve));
+        onWriteStarted = undefined;
+        // 0 to 3 ms after a write left: before, during or after its commit.
+        await sleep(rng.int(4));
+        gate.close();
+        await server.kill();
+        await sleep(step.fault.downMs);
+        await server.start();
+        await gate.parked(() => settings.writers - finishedWriters);
+        await checkStore(`after restart @${step.at}`);
+        gate.open();
+      }
+    };
+
+    await Promise.all([conductor(), ...Array.from({ length: settings.writers }, (_, w) => writer(w))]);
+
+    // ---------------------------------------------------------------- convergence
+    for (const proxy of proxies) {
+      proxy.setDelay(0);
+      proxy.setReject(false);
+      proxy.setTruncate(undefined);
+    }
+    const healedAt = Date.now();
+    await checkStore('at the end');
+    const final = await server.snapshot();
+    const same = (flags: Record<string, SdkFlag>) =>
+      JSON.stringify(Object.entries(flags).sort(([a], [b]) => (a < b ? -1 : 1))) ===
+      JSON.stringify(Object.entries(final.flags).sort(([a], [b]) => (a < b ? -1 : 1)));
+    let convergedMs = 0;
+    await Promise.all(
+      watched.map(async (w, i) => {
+        const ok = await until(CONVERGENCE_DEADLINE_MS, (wake) => {
+          if (same(w.client.allFlags())) return true;
+          const off = w.client.on('change', wake);
+          return off;
+        });
+        if (!ok) {
+          const status = w.client.status();
+          defects.push(
+            `client ${i} did not converge within ${CONVERGENCE_DEADLINE_MS} ms (state ${status.state}, revision ${status.revision} of ${final.revision}, last error ${status.lastError?.code ?? '-'})`,
+          );
+        }
+        convergedMs = Math.max(convergedMs, Date.now() - healedAt);
+      }),
+    );
+
+    // Every client evaluates exactly as a client holding the server's snapshot does.
+    const reference = createClient({
+      baseUrl: server.url,
+      apiKey: server.readKey,
+      offline: true,
+      bootstrap: { revision: final.revision, epoch: 'x', eventId: `x:${final.revision}`, flags: final.flags },
+      logger: false,
+    });
+    for (const [i, w] of watched.entries()) {
+      for (const key of Object.keys(final.flags)) {
+        for (const user of USERS) {
+          if (w.client.isEnabled(key, user) !== reference.isEnabled(key, user)) {
+            defects.push(`client ${i} evaluates ${key} for ${user.key} unlike the server's snapshot`);
+          }
+        }
+      }
+    }
+    await reference.close();
+
+    // ---------------------------------------------------------------- webhooks
+    const expected = [...expectedEvents].sort();
+    const webhooks: ChaosReport['webhooks'] = [];
+    for (const { receiver, id, secret, failed } of receivers) {
+      const unique = new Map<string, string>();
+      const take = (from: number) => {
+        for (let r = from; r < receiver.received.length; r++) {
+          const { raw, headers, json } = receiver.received[r]!;
+          const signature = headers['x-flagwire-signature'];
+          if (!verifySignature(raw, typeof signature === 'string' ? signature : undefined, secret))
+            defects.push(`webhook ${id}: request ${r} has no valid signature`);
+          if (json.webhookId !== id)
+            defects.push(`webhook ${id}: request ${r} names webhook ${json.webhookId}`);
+          const flag = (json.data as { flag?: ModelFlag }).flag;
+          const key = flag
+            ? eventKey(json.type, String(json.data.action), canonical(flag))
+            : `? ${json.type}`;
+          const earlier = unique.get(json.id);
+          if (earlier !== undefined && earlier !== key)
+            defects.push(`webhook ${id}: event ${json.id} came as ${earlier} and as ${key}`);
+          unique.set(json.id, key);
+        }
+        return receiver.received.length;
+      };
+      let seen = 0;
+      const ok = await until(CONVERGENCE_DEADLINE_MS, (wake) => {
+        seen = take(seen);
+        if (unique.size >= expected.length) return true;
+        void receiver.next().then(wake);
+        return () => {};
+      });
+      const got = [...unique.values()].sort();
+      if (!ok || got.join('\n') !== expected.join('\n')) {
+        const missing = difference(expected, got);
+        const extra = difference(got, expected);
+        defects.push(
+          `webhook ${id}: ${unique.size} distinct events for ${expected.length} committed changes; missing ${missing.length} (${missing.slice(0, 3).join('; ')}), unexpected ${extra.length} (${extra.slice(0, 3).join('; ')})`,
+        );
+      }
+      webhooks.push({ requests: receiver.received.length, unique: unique.size, failedAnswers: failed });
+    }
+
+    const revisions = final.revision - initialRevision;
+    if (revisions !== expectedEvents.length)
+      defects.push(`the server made ${revisions} revisions for ${expectedEvents.length} committed changes`);
+
+    return report({
+      mutations: counts,
+      committed: expectedEvents.length,
+      revisions,
+      clients: {
+        evaluations: watched.reduce((n, w) => n + w.evaluations, 0),
+        throws: watched.reduce((n, w) => n + w.throws, 0),
+        changes: watched.reduce((n, w) => n + w.changes, 0),
+        convergedMs,
+        connections: proxies.reduce((n, p) => n + p.accepted, 0),
+      },
+      webhooks,
+    });
+  } finally {
+    await Promise.all(watched.map((w) => w.client.close()));
+    await Promise.all(proxies.map((p) => p.close()));
+    await Promise.all(receivers.map((r) => r.receiver.close()));
+    await server.stop();
+  }
+}
+
+/**
+ * Resolves true once `check` says so, false after `ms`. `check(wake)` answers true, or
+ * arranges for `wake` to be called when it is worth checking again and returns how to stop
+ * that. The timer is a deadline, not a synchronization.
+ */
+function until(ms: number, check: (wake: () => void) => true | (() => void)): Promise<boolean> {
+  return new Promise((resolve) => {
+    let stop: (() => void) | undefined;
+    const timer = setTimeout(() => {
+      stop?.();
+      resolve(false);
+    }, ms);
+    const wake = () => {
+      stop?.();
+      const next = check(wake);
+      if (next === true) {
+        clearTimeout(timer);
+        resolve(true);
+      } else stop = next;
+    };
+    wake();
+  });
+}
+
+/** The items of `a` not matched one for one in `b` (multisets). */
+function difference(a: string[], b: string[]): string[] {
+  const left = new Map<string, number>();
+  for (const x of b) left.set(x, (left.get(x) ?? 0) + 1);
+  const out: string[] = [];
+  for (const x of a) {
+    const n = left.get(x) ?? 0;
+    if (n > 0) left.set(x, n - 1);
+    else out.push(x);
+  }
+  return out;
+}
