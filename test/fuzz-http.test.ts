@@ -10,7 +10,9 @@
  * Every answer must hold to the contract (`/work/shared/CONTRACT.md`, "HTTP"): no 5xx;
  * an error is `Content-Type: application/json` and exactly `{error, message}`; raw
  * garbage gets a JSON 4xx or a closed connection; nothing hangs or crashes; nothing a
- * rejected request sent changes the data.
+ * rejected request sent changes the data; memory stays bounded (the heap after a forced GC
+ * grows by less than `HEAP_GROWTH_BOUND` over the storm, and a body far over the 1 MiB limit
+ * is refused with a 413 and a close, after the server has read about as much as the limit).
  *
  * Reproduce: the seed is printed with every failure.
  *   FUZZ_SEED=<n>|random   FUZZ_COUNT=<n>   FUZZ_ONLY=<id,id,...>
@@ -19,11 +21,15 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { Agent } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { MAX_BODY_BYTES } from '../src/core/limits.js';
 import { deep, type FuzzCase, generateCase, type Req } from './helpers/fuzz-gen.js';
 import {
   headerOf,
   type Outcome,
+  parseResponses,
   rawExchange,
   viaFetch,
   viaNode,
@@ -48,6 +54,15 @@ const ONLY = process.env.FUZZ_ONLY ? process.env.FUZZ_ONLY.split(',').map(Number
 const CONCURRENCY = 16;
 /** Safety net per exchange: past it a request counts as a hang. Never reached by a healthy server. */
 const EXCHANGE_TIMEOUT_MS = 10_000;
+/**
+ * Bounded memory: the most the live heap (`heapUsed + external`, after a forced GC) may grow
+ * over the storm and the body probe after it. Generous, so it never flakes (the growth
+ * measured is about 5 MiB), yet half of what the probe alone makes the server read in full
+ * (`PROBE_BODIES` bodies just under the limit): a server that kept request bodies crosses it.
+ */
+const HEAP_GROWTH_BOUND = 64 * 1024 * 1024;
+const PROBE_BODIES = 128;
+const MiB = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 const REPLAY = (id?: number) =>
   `FUZZ_SEED=${SEED}${id === undefined ? '' : ` FUZZ_ONLY=${id}`} npx vitest run test/fuzz-http.test.ts`;
 
@@ -89,6 +104,39 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
+
+// ---------------------------------------------------------------- memory
+
+/** V8's `gc()`, turned on at run time (the server runs in this process). */
+const gc: () => void = (() => {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+})();
+
+interface HeapFigures {
+  heapUsed: number;
+  /** Memory of C++ objects bound to JS ones, Buffers (request bodies) among them. */
+  external: number;
+  arrayBuffers: number;
+  /** `heapUsed + external`: what a retained request body would add to. */
+  live: number;
+}
+
+/** The live heap after full collections (with turns of the loop between, for finalizers). */
+async function settledHeap(): Promise<HeapFigures> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  gc();
+  const { heapUsed, external, arrayBuffers } = process.memoryUsage();
+  return { heapUsed, external, arrayBuffers, live: heapUsed + external };
+}
+
+const showHeap = (h: HeapFigures) =>
+  `live ${MiB(h.live)} (heapUsed ${MiB(h.heapUsed)}, external ${MiB(h.external)}, arrayBuffers ${MiB(h.arrayBuffers)})`;
 
 // ---------------------------------------------------------------- checks
 
@@ -281,19 +329,42 @@ function report(violations: Violation[], total: number): string {
 describe.sequential('HTTP fuzzer', () => {
   let stormLogStart = 0;
   let stormLogEnd = 0;
+  let heapBefore: HeapFigures | undefined;
+  let stormBytes = 0;
+  /** What the server read during the storm (counted at each close, so no socket is kept). */
+  let stormRead = 0;
+  let stormConnections = 0;
+  const stormOpen = new Set<Socket>();
+  const onStormSocket = (message: unknown) => {
+    const { socket } = message as { socket: Socket };
+    if (socket.localPort !== t.server.port) return;
+    stormConnections++;
+    stormOpen.add(socket);
+    socket.once('close', () => {
+      stormRead += socket.bytesRead;
+      stormOpen.delete(socket);
+    });
+  };
 
   it(`answers ${ONLY ? ONLY.length : COUNT} generated requests within the contract (seed ${SEED})`, async () => {
+    heapBefore = await settledHeap();
     const ids = ONLY ?? Array.from({ length: COUNT }, (_, i) => i);
     const cases = ids.map((id) => generateCase(SEED, id));
+    stormBytes = cases.reduce((sum, c) => sum + c.raw.reduce((n, chunk) => n + chunk.length, 0), 0);
     const violations: Violation[] = [];
     const transports: Record<string, number> = {};
     stormLogStart = errorLogs.length;
     const started = performance.now();
-    await pool(cases, CONCURRENCY, async (c) => {
-      const outcome = await execute(c);
-      transports[c.transport] = (transports[c.transport] ?? 0) + 1;
-      violations.push(...check(c, outcome));
-    });
+    subscribe('net.server.socket', onStormSocket);
+    try {
+      await pool(cases, CONCURRENCY, async (c) => {
+        const outcome = await execute(c);
+        transports[c.transport] = (transports[c.transport] ?? 0) + 1;
+        violations.push(...check(c, outcome));
+      });
+    } finally {
+      unsubscribe('net.server.socket', onStormSocket);
+    }
     nodeAgent.destroy();
     // Let close handlers of the connections just cut run before reading the log.
     await new Promise((resolve) => setImmediate(resolve));
@@ -323,6 +394,47 @@ describe.sequential('HTTP fuzzer', () => {
       ).toBe(0);
     await vi.waitFor(open, { timeout: 10_000, interval: 20 });
   });
+
+  it(`bounded memory: after the storm and ${PROBE_BODIES} bodies of ~1 MB read in full, the live heap grew by less than ${MiB(HEAP_GROWTH_BOUND)}`, async () => {
+    // (Run alone, with -t, the storm did not run: the check covers the probe only.)
+    heapBefore ??= await settledHeap();
+    const afterStorm = await settledHeap();
+    const serverRead = stormRead + [...stormOpen].reduce((n, s) => n + s.bytesRead, 0);
+    // The probe: bodies just under the limit, which the server reads and parses in full, then
+    // refuses (400: description too long, or JSON cut short). 4 at a time.
+    const filler = 'x'.repeat(MAX_BODY_BYTES - 1000);
+    let probeBytes = 0;
+    const statuses = new Map<string, number>();
+    await pool(
+      Array.from({ length: PROBE_BODIES }, (_, i) => i),
+      4,
+      async (i) => {
+        const body = `{"key":"fz-mem-${i}","type":"boolean","description":"${filler}"${i % 2 === 0 ? '}' : ''}`;
+        probeBytes += body.length;
+        const res = await t.api('POST', '/flags', body);
+        const error = ((await res.json()) as { error?: string }).error;
+        const shape = `${res.status} ${error}`;
+        statuses.set(shape, (statuses.get(shape) ?? 0) + 1);
+      },
+    );
+    const afterProbe = await settledHeap();
+    const stormGrowth = afterStorm.live - heapBefore!.live;
+    const growth = afterProbe.live - heapBefore!.live;
+    console.log(
+      `HTTP fuzzer heap (seed ${SEED}): before the storm ${showHeap(heapBefore!)}; ` +
+        `after it ${showHeap(afterStorm)}, growth ${MiB(stormGrowth)} ` +
+        `(the storm sent ${MiB(stormBytes)}; the server read ${MiB(serverRead)} on ${stormConnections} connections); ` +
+        `after the probe (${PROBE_BODIES} bodies, ${MiB(probeBytes)} read in full: ${[...statuses].map(([k, n]) => `${n} x ${k}`).join(', ')}) ` +
+        `${showHeap(afterProbe)}, growth ${MiB(growth)}; bound ${MiB(HEAP_GROWTH_BOUND)}`,
+    );
+    expect([...statuses.keys()].sort()).toEqual(['400 INVALID_JSON', '400 VALIDATION_ERROR']);
+    expect(stormGrowth, `seed ${SEED}: the heap grew by ${MiB(stormGrowth)} over the storm`).toBeLessThan(
+      HEAP_GROWTH_BOUND,
+    );
+    expect(growth, `seed ${SEED}: the heap grew by ${MiB(growth)} over the storm and the probe`).toBeLessThan(
+      HEAP_GROWTH_BOUND,
+    );
+  }, 60_000);
 
   it('still serves a full create / get / patch / delete cycle', async () => {
     const key = `fz-after-${SEED}`;
@@ -468,6 +580,131 @@ describe('slowloris', () => {
       for (const s of slow) s.stop();
     }
   });
+});
+
+// ---------------------------------------------------------------- a body far over the limit
+
+interface BigUpload {
+  responses: WireResponse[];
+  leftover: Buffer;
+  /** Body bytes the client got flushed into the socket before the server closed it. */
+  offered: number;
+  /** Bytes the server read from the connection, request head included. */
+  serverRead: number;
+  serverClosed: boolean;
+  timedOut: boolean;
+  transportError: string | undefined;
+  /** The most `heapUsed + external` grew while the upload ran, sampled at every write. */
+  peakGrowth: number;
+}
+
+/**
+ * POSTs a `total`-byte body (with `Content-Length`, or chunked without any length), 64 KiB at
+ * a time, each write once the one before was flushed, until the server closes the connection.
+ */
+async function bigUpload(framing: 'content-length' | 'chunked', total: number): Promise<BigUpload> {
+  // Server-side sockets with their peer's port (which a closed socket no longer knows).
+  const serverSockets: Array<{ socket: Socket; peerPort: number | undefined }> = [];
+  const onSocket = (message: unknown) => {
+    const { socket } = message as { socket: Socket };
+    if (socket.localPort === t.server.port) serverSockets.push({ socket, peerPort: socket.remotePort });
+  };
+  subscribe('net.server.socket', onSocket);
+  try {
+    const socket = connect({ port: t.server.port, host: '127.0.0.1' });
+    const received: Buffer[] = [];
+    let transportError: string | undefined;
+    let timedOut = false;
+    let offered = 0;
+    const live = () => {
+      const { heapUsed, external } = process.memoryUsage();
+      return heapUsed + external;
+    };
+    const start = live();
+    let peakGrowth = 0;
+    socket.setTimeout(EXCHANGE_TIMEOUT_MS, () => {
+      timedOut = true;
+      socket.destroy();
+    });
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      transportError = error.code ?? error.message;
+    });
+    const closed = onceEvent(socket, 'close');
+    await onceEvent(socket, 'connect');
+    const clientPort = socket.localPort;
+    socket.write(
+      `POST /api/v1/flags HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.acmeProdFull}\r\n` +
+        'Content-Type: application/json\r\n' +
+        (framing === 'chunked' ? 'Transfer-Encoding: chunked\r\n\r\n' : `Content-Length: ${total}\r\n\r\n`),
+    );
+    const piece = Buffer.alloc(64 * 1024, '{"key":"fz-big","description":"xxxxxxxx"}');
+    const framed =
+      framing === 'chunked'
+        ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')])
+        : piece;
+    const pump = () => {
+      if (socket.destroyed || offered >= total) return;
+      socket.write(framed, (error) => {
+        peakGrowth = Math.max(peakGrowth, live() - start);
+        if (error) return;
+        offered += piece.length;
+        pump();
+      });
+    };
+    pump();
+    await closed;
+    const ours = serverSockets.filter((s) => s.peerPort === clientPort).map((s) => s.socket);
+    for (const s of ours) if (!s.destroyed) await onceEvent(s, 'close');
+    const { responses, leftover } = parseResponses(Buffer.concat(received), ['POST'], true);
+    return {
+      responses,
+      leftover,
+      offered,
+      serverRead: ours.reduce((n, s) => n + s.bytesRead, 0),
+      serverClosed: ours.length === 1 && ours[0]!.destroyed,
+      timedOut,
+      transportError,
+      peakGrowth,
+    };
+  } finally {
+    unsubscribe('net.server.socket', onSocket);
+  }
+}
+
+describe('bounded memory: a body far over the limit', () => {
+  const TOTAL = 256 * 1024 * 1024;
+
+  for (const framing of ['content-length', 'chunked'] as const) {
+    it(`a ${MiB(TOTAL)} body (${framing}) gets a JSON 413 and a close, the server reading about as much as the limit`, async () => {
+      const heapStart = await settledHeap();
+      const up = await bigUpload(framing, TOTAL);
+      const heapEnd = await settledHeap();
+      console.log(
+        `413 for a ${MiB(TOTAL)} body (${framing}): the client got ${MiB(up.offered)} into the socket, ` +
+          `the server read ${up.serverRead} B (limit ${MAX_BODY_BYTES} B) and closed; heap growth at most ${MiB(up.peakGrowth)} ` +
+          `during the upload, ${MiB(heapEnd.live - heapStart.live)} after it (${showHeap(heapEnd)}); client saw ${up.transportError ?? 'a clean close'}`,
+      );
+      expect(up.timedOut, 'an answer and a close within the timeout').toBe(false);
+      expect(up.leftover.length).toBe(0);
+      expect(up.responses.map((r) => r.status)).toEqual([413]);
+      const res = up.responses[0]!;
+      expect(headerOf(res, 'content-type')).toBe('application/json');
+      expect(headerOf(res, 'connection')).toBe('close');
+      expect(JSON.parse(res.body.toString('utf8'))).toEqual({
+        error: 'PAYLOAD_TOO_LARGE',
+        message: expect.any(String),
+      });
+      // The server closed the connection, having read no more than a few times the limit: it
+      // neither buffered nor drained the rest (with a declared length, only what came with the head).
+      expect(up.serverClosed).toBe(true);
+      expect(up.serverRead).toBeLessThan(4 * MAX_BODY_BYTES);
+      if (framing === 'content-length') expect(up.serverRead).toBeLessThan(MAX_BODY_BYTES);
+      expect(up.offered).toBeLessThan(TOTAL / 8);
+      expect(up.peakGrowth).toBeLessThan(HEAP_GROWTH_BOUND);
+      expect(heapEnd.live - heapStart.live).toBeLessThan(HEAP_GROWTH_BOUND);
+    }, 30_000);
+  }
 });
 
 // ---------------------------------------------------------------- minimal reproductions

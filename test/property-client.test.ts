@@ -186,8 +186,13 @@ describe('FlagStore ordering (model-based)', () => {
         for (let r = snap + 1; r <= ops.length; r++) store.apply(h.events[r]!.update, h.events[r]!.eventId);
         expect(contents(store)).toEqual(h.states[ops.length]);
         expect(store.lastEventId).toBe(`${EPOCH}:${ops.length}`);
-        // A snapshot older than what is held is ignored; the current one changes nothing.
-        expect(store.replace(snapshotAt(h, ops.length - 1))).toBeUndefined();
+        // A snapshot between the last one applied and the stream position is merged under the
+        // updates applied after it: with every update there, it changes nothing. One older
+        // than the last snapshot applied is ignored; the current one changes nothing.
+        const older = ops.length - 1;
+        if (older >= snap) expect(store.replace(snapshotAt(h, older))).toEqual([]);
+        else expect(store.replace(snapshotAt(h, older))).toBeUndefined();
+        if (snap > 0) expect(store.replace(snapshotAt(h, snap - 1))).toBeUndefined();
         expect(contents(store)).toEqual(h.states[ops.length]);
         expect(store.replace(snapshotAt(h, ops.length))).toEqual([]);
         // Rollout prefixes exist for every rollout flag held.
@@ -199,15 +204,49 @@ describe('FlagStore ordering (model-based)', () => {
   });
 });
 
+describe('gaps (model-based)', () => {
+  it('updates with some dropped, then any snapshot that covers the drops (even one older than the stream position): exactly the final state, never a version back', () => {
+    check(
+      fc.property(
+        historyArb,
+        fc.array(fc.boolean(), { maxLength: 40 }),
+        fc.nat(),
+        ([ops, snap], drops, pick) => {
+          const h = buildHistory(ops);
+          const n = ops.length;
+          const store = new FlagStore();
+          store.replace(snapshotAt(h, snap));
+          let lastDropped = snap;
+          for (let r = snap + 1; r <= n; r++) {
+            if (drops[r % Math.max(1, drops.length)] && r < n) {
+              lastDropped = r;
+              continue;
+            }
+            store.apply(h.events[r]!.update, h.events[r]!.eventId);
+          }
+          expect(store.missing).toBe(lastDropped > snap);
+          const versions = new Map([...store.flags].map(([key, flag]) => [key, flag.version]));
+          // Any snapshot from the last drop to the head covers every drop.
+          const at = lastDropped + (pick % (n - lastDropped + 1));
+          const changes = store.replace(snapshotAt(h, at));
+          expect(changes).toBeDefined();
+          for (const change of changes!) {
+            if (change.after) expect(change.after.version).toBeGreaterThan(versions.get(change.key) ?? -1);
+          }
+          expect(store.missing).toBe(false);
+          expect(contents(store)).toEqual(h.states[n]);
+          expect(store.revision).toBe(n);
+        },
+      ),
+      1000,
+    );
+  });
+});
+
 describe('event ids', () => {
-  // KNOWN DEFECT (fails; seed 20261122 finds suffix '7 ', i.e. id 'ep1:7 '): `parseEventId` reads the revision with
-  // `Number(...)`, which also accepts '' (0), ' 7', '7 ', '+7', '1e3' (1000), '0x10' (16),
-  // '0b1', '1.0'. The server (`server/stream/sdk-view.ts` framesSince) accepts only decimal
-  // digits. A non-canonical id of the current epoch is applied as a (possibly much higher)
-  // revision: after `ep1:1e3` the store sits at revision 1000, drops every real event as
-  // stale, and ignores every snapshot of the epoch below 1000 as older, so it is stuck.
-  // Fix: in `parseEventId` (src/client/flag-store.ts) require `/^\d{1,15}$/` for the revision,
-  // as the server does, before `Number(...)`.
+  // Regression: `parseEventId` once read the revision with `Number(...)`, which accepts '',
+  // ' 7', '+7', '1e3' (1000), '0x10' (16): after `ep1:1e3` the store sat at revision 1000 and
+  // dropped every real event as stale. It now requires decimal digits, as the server does.
   it('an id whose revision is not decimal digits never moves the store (revision or flags)', () => {
     const suffixArb = fc.oneof(
       fc.constantFrom(

@@ -142,7 +142,15 @@ export class Client implements FlagwireClient {
 
   allFlags(): Record<string, SdkFlag> {
     const out: Record<string, SdkFlag> = {};
-    for (const [key, flag] of this.#flags) out[key] = { ...flag };
+    for (const [key, flag] of this.#flags) {
+      // A plain assignment to "__proto__" would set the prototype instead of the flag.
+      Object.defineProperty(out, key, {
+        value: { ...flag },
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
     return out;
   }
 

@@ -1,8 +1,11 @@
 /**
  * The flags a client holds, and the rules that keep them moving only forward
- * (`docs/protocol.md` §5.1): a snapshot of the same epoch older than what is held is
- * ignored; a stream update is applied only if its revision is newer than everything
- * applied so far. Every applied change is reported, so the client can emit it.
+ * (`docs/protocol.md` §9): a stream update is applied only if its revision is newer than
+ * everything applied so far; a snapshot of the same epoch older than the stream position is
+ * merged under the updates applied after it (a flag changed or deleted after the snapshot
+ * keeps its newer state), and one older than the last snapshot is ignored. Updates that skip
+ * revisions leave them missing until a snapshot covers them. Every applied change is
+ * reported, so the client can emit it.
  */
 import { type Murmur3Prefix, murmur3Prefix } from '../core/murmur3.js';
 import { sdkFlag } from '../core/sdk-flag.js';
@@ -35,7 +38,14 @@ export class FlagStore {
   /** Hash state of `key + ':'` for every rollout flag, so evaluation hashes only the user key. */
   readonly prefixes = new Map<string, Murmur3Prefix>();
   #epoch: string | undefined;
+  /** The newest revision applied (snapshot or update). */
   #revision = -1;
+  /** The revision of the last snapshot applied. */
+  #base = -1;
+  /** Revisions up to this one were skipped by the stream and no snapshot has covered them yet. */
+  #missingUntil = -1;
+  /** Revision of each deletion applied from the stream after the last snapshot (for merges). */
+  readonly #deletedAt = new Map<string, number>();
   #loaded = false;
 
   get loaded(): boolean {
@@ -46,35 +56,51 @@ export class FlagStore {
     return this.#revision < 0 ? undefined : this.#revision;
   }
 
+  /** Whether the stream skipped revisions that no snapshot has covered yet. */
+  get missing(): boolean {
+    return this.#missingUntil > this.#base;
+  }
+
   /** The stream id to resume from: the last snapshot or update applied. */
   get lastEventId(): string | undefined {
     return this.#epoch === undefined || this.#revision < 0 ? undefined : `${this.#epoch}:${this.#revision}`;
   }
 
   /**
-   * Replaces every flag with a snapshot. Returns the changes, or `undefined` when the
-   * snapshot is older than what is held (same epoch, lower revision).
+   * Applies a snapshot. A snapshot of another epoch, or at or past the stream position,
+   * replaces every flag; an older one of the same epoch (but not older than the last
+   * snapshot) is merged under the updates applied after it. Returns the changes, or
+   * `undefined` when the snapshot is older than the last one applied.
    */
   replace(snapshot: SdkSnapshot): FlagChange[] | undefined {
-    if (snapshot.epoch === this.#epoch && snapshot.revision < this.#revision) return undefined;
+    const sameEpoch = snapshot.epoch === this.#epoch;
+    if (sameEpoch && snapshot.revision < this.#base) return undefined;
+    const merge = sameEpoch && snapshot.revision < this.#revision;
+    /** Whether the held state of `key` is newer than the snapshot (merges only). */
+    const newer = (key: string): boolean =>
+      merge &&
+      ((this.flags.get(key)?.version ?? -1) > snapshot.revision ||
+        (this.#deletedAt.get(key) ?? -1) > snapshot.revision);
     const changes: FlagChange[] = [];
     const next = snapshot.flags;
     for (const [key, before] of this.flags) {
-      const after = Object.hasOwn(next, key) ? next[key] : undefined;
-      if (!after) {
-        this.#remove(key);
-        changes.push({ key, before, after: undefined });
-      }
+      if (Object.hasOwn(next, key) || newer(key)) continue;
+      this.#remove(key);
+      changes.push({ key, before, after: undefined });
     }
     for (const key of Object.keys(next)) {
       const after = next[key]!;
       const before = this.flags.get(key);
-      if (before && same(before, after)) continue;
+      if ((before && same(before, after)) || newer(key)) continue;
       this.#set(after);
       changes.push({ key, before, after });
     }
+    for (const [key, at] of this.#deletedAt)
+      if (!merge || at <= snapshot.revision) this.#deletedAt.delete(key);
+    if (!sameEpoch) this.#missingUntil = -1;
     this.#epoch = snapshot.epoch;
-    this.#revision = snapshot.revision;
+    this.#base = snapshot.revision;
+    if (!merge) this.#revision = snapshot.revision;
     this.#loaded = true;
     return changes;
   }
@@ -86,6 +112,7 @@ export class FlagStore {
     const changes = this.replace({ epoch: '', revision: -1, eventId: '', flags: map }) ?? [];
     this.#epoch = undefined;
     this.#revision = -1;
+    this.#base = -1;
     return changes;
   }
 
@@ -122,14 +149,17 @@ export class FlagStore {
     if (!id || id.epoch !== this.#epoch) return { kind: 'foreign' };
     if (id.revision <= this.#revision) return { kind: 'stale' };
     const gap = id.revision > this.#revision + 1;
+    if (gap) this.#missingUntil = Math.max(this.#missingUntil, id.revision - 1);
     this.#revision = id.revision;
     const before = this.flags.get(update.key);
     if (before && before.version >= update.version) return { kind: 'applied', change: undefined, gap };
     if (update.deleted) {
+      this.#deletedAt.set(update.key, update.version);
       if (!before) return { kind: 'applied', change: undefined, gap };
       this.#remove(update.key);
       return { kind: 'applied', change: { key: update.key, before, after: undefined }, gap };
     }
+    this.#deletedAt.delete(update.key);
     const after = sdkFlag(update, update.version);
     this.#set(after);
     return { kind: 'applied', change: { key: update.key, before, after }, gap };

@@ -2,38 +2,15 @@
  * `GET /sdk/flags` (`docs/protocol.md` §5.2) with a timeout, `ETag` revalidation, and every
  * failure mapped onto a `FlagwireError` with a stable code.
  */
-import type { SdkFlag, SdkSnapshot } from '../core/types.js';
+import type { SdkSnapshot } from '../core/types.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
 import type { ResolvedClientOptions } from './options.js';
+import { parseSnapshot } from './parse.js';
 import { cancel, later } from './timers.js';
 
 export type SnapshotResult =
   | { kind: 'ok'; snapshot: SdkSnapshot; etag: string | undefined }
   | { kind: 'not-modified' };
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function isSdkFlag(key: string, v: unknown): v is SdkFlag {
-  return (
-    isObject(v) &&
-    v.key === key &&
-    (v.type === 'boolean' || (v.type === 'rollout' && typeof v.percentage === 'number')) &&
-    typeof v.enabled === 'boolean' &&
-    typeof v.version === 'number'
-  );
-}
-
-/** Checks the shape of a snapshot (a body, or a `flags:sync` event's data). */
-export function parseSnapshot(value: unknown): SdkSnapshot | undefined {
-  if (!isObject(value) || typeof value.epoch !== 'string' || typeof value.eventId !== 'string')
-    return undefined;
-  if (typeof value.revision !== 'number' || !Number.isSafeInteger(value.revision) || !isObject(value.flags)) {
-    return undefined;
-  }
-  for (const [key, flag] of Object.entries(value.flags)) if (!isSdkFlag(key, flag)) return undefined;
-  return value as unknown as SdkSnapshot;
-}
 
 /** The error for a non-2xx answer: 401/403 keep their meaning, anything else is `HTTP_ERROR`. */
 export async function errorForResponse(

@@ -103,6 +103,11 @@ export function openStream(
     });
   }
   source.addEventListener('error', (event) => {
+    // A frame the server named `event: error` is a message, not a transport failure.
+    if ('data' in event) {
+      if (!done) arm();
+      return;
+    }
     const status = (event as { code?: number }).code;
     const message = (event as { message?: string }).message ?? 'connection failed';
     if (status === 401 || status === 403) {

@@ -5,11 +5,12 @@
  * 401/403 (`docs/protocol.md` §5).
  */
 import { Backoff } from '../core/backoff.js';
-import type { SdkFlagUpdate } from '../core/types.js';
+import type { SdkSnapshot } from '../core/types.js';
 import type { FlagwireError } from '../errors.js';
 import type { FlagStore } from './flag-store.js';
-import { fetchSnapshot, parseSnapshot } from './http.js';
+import { fetchSnapshot } from './http.js';
 import type { ResolvedClientOptions } from './options.js';
+import { parseFlagUpdate, parseSnapshot } from './parse.js';
 import { openStream, type StreamAttempt, type StreamEventName } from './stream.js';
 import { cancel, later, type Timer } from './timers.js';
 import type { ConnectionState, FlagChange } from './types.js';
@@ -36,6 +37,10 @@ export class Synchronizer {
   #pollTimer: Timer | undefined;
   #polling = false;
   #reloading = false;
+  /** The stream sent something the client could not place (another epoch, bad data): reload. */
+  #resync = false;
+  #reloadTimer: Timer | undefined;
+  readonly #reloadBackoff: Backoff;
   /** `Retry-After` of the last failed snapshot load, if the server sent one. */
   #retryAfterMs: number | undefined;
   /** Epoch ms of the last time the server confirmed the data current. */
@@ -46,6 +51,11 @@ export class Synchronizer {
     this.#store = store;
     this.#callbacks = callbacks;
     this.#backoff = new Backoff({
+      initialMs: options.initialRetryDelayMs,
+      maxMs: options.maxRetryDelayMs,
+      resetAfterMs: options.retryResetAfterMs,
+    });
+    this.#reloadBackoff = new Backoff({
       initialMs: options.initialRetryDelayMs,
       maxMs: options.maxRetryDelayMs,
       resetAfterMs: options.retryResetAfterMs,
@@ -69,6 +79,7 @@ export class Synchronizer {
     this.#stream = undefined;
     this.#retryTimer = cancel(this.#retryTimer);
     this.#pollTimer = cancel(this.#pollTimer);
+    this.#reloadTimer = cancel(this.#reloadTimer);
     this.#setState('closed');
   }
 
@@ -92,6 +103,7 @@ export class Synchronizer {
     this.#stream = undefined;
     this.#retryTimer = cancel(this.#retryTimer);
     this.#pollTimer = cancel(this.#pollTimer);
+    this.#reloadTimer = cancel(this.#reloadTimer);
     this.#setState('failed');
     this.#callbacks.error(error, true);
   }
@@ -99,17 +111,18 @@ export class Synchronizer {
   /** Loads the snapshot; true when it was applied (or unchanged). Fatal errors stop the client. */
   async #loadSnapshot(): Promise<boolean> {
     try {
+      // Out of step, only a full answer helps: no revalidation.
+      const revalidate = this.#store.loaded && !this.#resync && !this.#store.missing;
       const result = await fetchSnapshot(
         this.#options,
-        this.#store.loaded ? this.#etag : undefined,
+        revalidate ? this.#etag : undefined,
         this.#controller.signal,
       );
       if (this.#stopped) return false;
       this.#contact();
       if (result.kind === 'ok') {
         this.#etag = result.etag;
-        const changes = this.#store.replace(result.snapshot);
-        if (changes?.length) this.#callbacks.changes(changes);
+        this.#applySnapshot(result.snapshot);
       }
       return true;
     } catch (error) {
@@ -120,6 +133,13 @@ export class Synchronizer {
       else this.#callbacks.error(e, false);
       return false;
     }
+  }
+
+  #applySnapshot(snapshot: SdkSnapshot): void {
+    const changes = this.#store.replace(snapshot);
+    if (!changes) return;
+    this.#resync = false;
+    if (changes.length) this.#callbacks.changes(changes);
   }
 
   async #initialLoad(): Promise<void> {
@@ -192,28 +212,50 @@ export class Synchronizer {
       const snapshot = parseSnapshot(parsed);
       if (!snapshot) {
         this.#options.logger.warn('ignored a flags:sync event that is not a snapshot; reloading flags');
+        this.#resync = true;
         this.#reload();
         return;
       }
-      const changes = this.#store.replace(snapshot);
-      if (changes?.length) this.#callbacks.changes(changes);
+      this.#applySnapshot(snapshot);
       return;
     }
-    const outcome = this.#store.apply(parsed as SdkFlagUpdate, id);
+    const update = parseFlagUpdate(parsed);
+    if (!update) {
+      this.#options.logger.warn('ignored a flags:updated event that is not a flag; reloading flags');
+      this.#resync = true;
+      this.#reload();
+      return;
+    }
+    const outcome = this.#store.apply(update, id);
     if (outcome.kind === 'applied') {
       if (outcome.change) this.#callbacks.changes([outcome.change]);
       if (outcome.gap) this.#reload();
     } else if (outcome.kind === 'foreign') {
+      this.#resync = true;
       this.#reload();
     }
   }
 
-  /** Reloads the snapshot once (anything looked off on the stream); the stream goes on. */
+  /**
+   * Reloads the snapshot while the client is out of step (the stream skipped revisions, or
+   * sent something it could not place); the stream goes on meanwhile. A reload asked for
+   * while one is in flight waits for it; a reload that did not bring the client back in step
+   * (it failed, or answered a snapshot older than the gap) is retried with backoff.
+   */
   #reload(): void {
-    if (this.#reloading || this.#stopped) return;
+    if (this.#reloading || this.#reloadTimer || this.#stopped) return;
     this.#reloading = true;
     void this.#loadSnapshot().finally(() => {
       this.#reloading = false;
+      if (this.#stopped) return;
+      if (!this.#resync && !this.#store.missing) {
+        this.#reloadBackoff.reset();
+        return;
+      }
+      this.#reloadTimer = later(this.#reloadBackoff.next(Date.now()), () => {
+        this.#reloadTimer = undefined;
+        this.#reload();
+      });
     });
   }
 
