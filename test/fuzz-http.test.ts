@@ -7,7 +7,7 @@
  * (Content-Length / Transfer-Encoding / Host / Expect), wrong-shaped, deeply nested,
  * invalid UTF-8 and oversized bodies, mangled and pipelined HTTP, and plain garbage.
  *
- * Every answer must hold to the contract (`/work/shared/CONTRACT.md`, "HTTP"): no 5xx;
+ * Every answer must hold to the contract (`docs/protocol.md` §4, errors): no 5xx;
  * an error is `Content-Type: application/json` and exactly `{error, message}`; raw
  * garbage gets a JSON 4xx or a closed connection; nothing hangs or crashes; nothing a
  * rejected request sent changes the data; memory stays bounded (the heap after a forced GC

@@ -204,16 +204,13 @@ export class Synchronizer {
     try {
       parsed = JSON.parse(data);
     } catch {
-      this.#options.logger.warn(`ignored a ${name} event whose data is not JSON; reloading flags`);
-      this.#reload();
+      this.#refuse(`ignored a ${name} event whose data is not JSON; reloading flags`);
       return;
     }
     if (name === 'flags:sync') {
       const snapshot = parseSnapshot(parsed);
       if (!snapshot) {
-        this.#options.logger.warn('ignored a flags:sync event that is not a snapshot; reloading flags');
-        this.#resync = true;
-        this.#reload();
+        this.#refuse('ignored a flags:sync event that is not a snapshot; reloading flags');
         return;
       }
       this.#applySnapshot(snapshot);
@@ -221,9 +218,7 @@ export class Synchronizer {
     }
     const update = parseFlagUpdate(parsed);
     if (!update) {
-      this.#options.logger.warn('ignored a flags:updated event that is not a flag; reloading flags');
-      this.#resync = true;
-      this.#reload();
+      this.#refuse('ignored a flags:updated event that is not a flag; reloading flags');
       return;
     }
     const outcome = this.#store.apply(update, id);
@@ -234,6 +229,13 @@ export class Synchronizer {
       this.#resync = true;
       this.#reload();
     }
+  }
+
+  /** An event the client cannot place: say so, and reload until a snapshot is applied. */
+  #refuse(warning: string): void {
+    this.#options.logger.warn(warning);
+    this.#resync = true;
+    this.#reload();
   }
 
   /**

@@ -476,6 +476,12 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
           );
         }
         convergedMs = Math.max(convergedMs, Date.now() - healedAt);
+        // And says so: back on the stream, not polling or reconnecting.
+        const connected = await until(CONVERGENCE_DEADLINE_MS, (wake) =>
+          w.client.status().state === 'connected' ? true : w.client.on('status', wake),
+        );
+        if (!connected)
+          defects.push(`client ${i} is ${w.client.status().state}, not connected, after the faults`);
       }),
     );
 
