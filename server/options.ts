@@ -49,6 +49,19 @@ export interface StartServerOptions {
    */
   streamMaxBufferedBytes?: number;
   /**
+   * Unsent bytes of all streams together after which the streams furthest behind are cut, so
+   * that slow readers cannot hold `maxStreams` times `streamMaxBufferedBytes` of memory.
+   * @default 67108864 (64 MiB)
+   */
+  streamMaxTotalBufferedBytes?: number;
+  /**
+   * Length of the kernel's queue of connections not yet accepted (`listen(2)` backlog; the
+   * kernel caps it at `net.core.somaxconn`). A reconnect storm of thousands of clients
+   * overflows a short one, and each dropped connection waits a TCP retransmit (1 s, 3 s).
+   * @default 4096
+   */
+  listenBacklog?: number;
+  /**
    * Reconnection delay advertised to stream clients (`retry:` field), in milliseconds.
    * @default 1000
    */
@@ -100,6 +113,8 @@ export interface ResolvedServerOptions {
   pingIntervalMs: number;
   streamHistorySize: number;
   streamMaxBufferedBytes: number;
+  streamMaxTotalBufferedBytes: number;
+  listenBacklog: number;
   streamRetryMs: number;
   maxStreams: number;
   compactAfterEntries: number;
@@ -168,6 +183,12 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     pingIntervalMs: positive('pingIntervalMs', options.pingIntervalMs, 15_000),
     streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),
     streamMaxBufferedBytes: positive('streamMaxBufferedBytes', options.streamMaxBufferedBytes, 1024 * 1024),
+    streamMaxTotalBufferedBytes: positive(
+      'streamMaxTotalBufferedBytes',
+      options.streamMaxTotalBufferedBytes,
+      64 * 1024 * 1024,
+    ),
+    listenBacklog: Math.floor(positive('listenBacklog', options.listenBacklog, 4096)),
     streamRetryMs: Math.floor(positive('streamRetryMs', options.streamRetryMs, 1000)),
     maxStreams: Math.floor(positive('maxStreams', options.maxStreams, 20_000)),
     compactAfterEntries: Math.floor(positive('compactAfterEntries', options.compactAfterEntries, 10_000)),

@@ -84,7 +84,7 @@ async function seedFlags(
   }
 }
 
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+function listen(server: Server, port: number, host: string, backlog: number): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
@@ -94,7 +94,7 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
       else reject(error);
     };
     server.once('error', onError);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', onError);
       resolve(server.address() as AddressInfo);
     });
@@ -129,6 +129,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       pingIntervalMs: resolved.pingIntervalMs,
       historySize: resolved.streamHistorySize,
       maxBufferedBytes: resolved.streamMaxBufferedBytes,
+      maxTotalBufferedBytes: resolved.streamMaxTotalBufferedBytes,
       retryMs: resolved.streamRetryMs,
       maxStreams: resolved.maxStreams,
     });
@@ -172,7 +173,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         true,
       ),
     );
-    const address = await listen(http, resolved.port, resolved.host);
+    const address = await listen(http, resolved.port, resolved.host, resolved.listenBacklog);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '[::1]' : shownHost}:${address.port}`;
     const keys: ServerKey[] = grants.map(({ env, key, access }) => ({

@@ -73,6 +73,7 @@ describe('StreamHub', () => {
       pingIntervalMs: 60_000,
       historySize: 10,
       maxBufferedBytes: 4096,
+      maxTotalBufferedBytes: 1 << 30,
       retryMs: 1000,
       maxStreams: 10,
     });
@@ -98,11 +99,56 @@ describe('StreamHub', () => {
     expect(hub.size).toBe(0);
   });
 
+  it('past the total budget of unsent bytes, cuts the streams furthest behind first, and only as many as it takes', () => {
+    const budget = 16 * 1024;
+    const hub = new StreamHub({
+      pingIntervalMs: 60_000,
+      historySize: 10,
+      maxBufferedBytes: 1 << 20,
+      maxTotalBufferedBytes: budget,
+      retryMs: 1000,
+      maxStreams: 10,
+    });
+    const env = environment();
+    hub.addEnvironment(env);
+    const fast = new HealthyResponse();
+    hub.subscribe(env, req, fast as unknown as ServerResponse, undefined);
+    // Three readers that stop reading, joining one after another: the first is furthest behind.
+    const slow: StalledResponse[] = [];
+    let before: StoredFlag | null = null;
+    let revision = 0;
+    const publish = (count: number) => {
+      for (let i = 0; i < count; i++) {
+        const after = flag(++revision);
+        hub.publish({ env, revision, before, after, at: '', deliveries: [] });
+        before = after;
+      }
+    };
+    for (let i = 0; i < 3; i++) {
+      const s = new StalledResponse();
+      hub.subscribe(env, req, s as unknown as ServerResponse, undefined);
+      slow.push(s);
+      publish(20);
+    }
+    const unsent = () => slow.filter((s) => !s.destroyed).reduce((n, s) => n + s.writableLength, 0);
+    expect(unsent()).toBeLessThanOrEqual(budget);
+    publish(40);
+    // Each stream alone stays far below maxBufferedBytes; together they passed the budget.
+    expect(slow[0]!.destroyed).toBe(true);
+    expect(slow[2]!.destroyed).toBe(false);
+    expect(unsent()).toBeLessThanOrEqual(budget);
+    expect(unsent()).toBeGreaterThan(budget / 2);
+    expect(fast.destroyed).toBe(false);
+    expect(fast.frames.filter((f) => f.includes('flags:updated'))).toHaveLength(revision);
+    hub.close();
+  });
+
   it('keeps only the last historySize frames for resume', () => {
     const hub = new StreamHub({
       pingIntervalMs: 60_000,
       historySize: 5,
       maxBufferedBytes: 1 << 20,
+      maxTotalBufferedBytes: 1 << 30,
       retryMs: 1000,
       maxStreams: 10,
     });

@@ -133,6 +133,7 @@ async function startChild(script, name, payload, env = {}) {
   return {
     ...started,
     pid: child.pid,
+    call,
     memory: () => call('memory'),
     cpu: () => call('cpu'),
     async close() {
@@ -144,12 +145,14 @@ async function startChild(script, name, payload, env = {}) {
 }
 
 /**
- * A flagwire reference server in its own process (`bench/lib/server-child.mjs`), started
- * with `startServer({ port: 0, logger: false, ...options })`. Adds `fullKey` and `readKey`.
+ * A flagwire reference server in its own process (`bench/lib/server-child.mjs`, or another
+ * child `script` of `bench/lib/` speaking the same commands), started with
+ * `startServer({ port: 0, logger: false, ...options })`. Adds `fullKey` and `readKey`, and
+ * `call(cmd, payload)` for the script's other commands.
  */
-export async function startServerChild(options, name = 'server') {
+export async function startServerChild(options, name = 'server', script = 'server-child.mjs') {
   const server = await startChild(
-    'server-child.mjs',
+    script,
     name,
     { options },
     {

@@ -2,7 +2,8 @@
  * The SSE fan-out (`docs/protocol.md` §5): one `SdkView` per environment, the open
  * streams of each, one shared ping timer. A frame is serialized once per change and
  * written to every stream; a stream whose unsent bytes pass `maxBufferedBytes` is cut
- * (the client resumes with `Last-Event-ID`), so a slow reader can neither slow the
+ * (the client resumes with `Last-Event-ID`), and past `maxTotalBufferedBytes` for all streams
+ * together the streams furthest behind are cut, so slow readers can neither slow the
  * others nor grow memory without bound.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +15,7 @@ export interface StreamHubOptions {
   pingIntervalMs: number;
   historySize: number;
   maxBufferedBytes: number;
+  maxTotalBufferedBytes: number;
   retryMs: number;
   maxStreams: number;
 }
@@ -40,6 +42,8 @@ export class StreamHub {
   readonly #options: StreamHubOptions;
   readonly #views = new Map<string, SdkView>();
   readonly #streams = new Map<string, Set<Subscriber>>();
+  /** Streams that had unsent bytes after a write (pruned by `#enforceBudget`). */
+  readonly #backlogged = new Set<Subscriber>();
   #count = 0;
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -73,6 +77,7 @@ export class StreamHub {
     for (const subscriber of this.#streams.get(change.env.id)!) {
       this.#write(subscriber, frame);
     }
+    this.#enforceBudget();
   }
 
   /** Takes over `res` as an event stream for `env`, resuming after `lastEventId` when it can. */
@@ -115,6 +120,7 @@ export class StreamHub {
       if (this.#count === 0) this.#stopPing();
     });
     this.#write(subscriber, first);
+    this.#enforceBudget();
     this.#startPing();
   }
 
@@ -127,13 +133,36 @@ export class StreamHub {
       set.clear();
     }
     this.#count = 0;
+    this.#backlogged.clear();
   }
 
   #write(subscriber: Subscriber, frame: string | Buffer): void {
     const { res } = subscriber;
     if (res.destroyed) return;
     res.write(frame);
-    if (res.writableLength > this.#options.maxBufferedBytes) res.destroy();
+    const unsent = res.writableLength;
+    if (unsent > this.#options.maxBufferedBytes) res.destroy();
+    else if (unsent > 0) this.#backlogged.add(subscriber);
+  }
+
+  /** Past the total budget of unsent bytes, cuts the streams furthest behind first. */
+  #enforceBudget(): void {
+    if (this.#backlogged.size === 0) return;
+    let total = 0;
+    for (const subscriber of this.#backlogged) {
+      const unsent = subscriber.res.destroyed ? 0 : subscriber.res.writableLength;
+      if (unsent === 0) this.#backlogged.delete(subscriber);
+      total += unsent;
+    }
+    const budget = this.#options.maxTotalBufferedBytes;
+    if (total <= budget) return;
+    const behind = [...this.#backlogged].sort((a, b) => b.res.writableLength - a.res.writableLength);
+    for (const subscriber of behind) {
+      if (total <= budget) break;
+      total -= subscriber.res.writableLength;
+      this.#backlogged.delete(subscriber);
+      subscriber.res.destroy();
+    }
   }
 
   #startPing(): void {
@@ -141,6 +170,7 @@ export class StreamHub {
     this.#timer = setInterval(() => {
       for (const set of this.#streams.values())
         for (const subscriber of set) this.#write(subscriber, PING_FRAME);
+      this.#enforceBudget();
     }, this.#options.pingIntervalMs);
     this.#timer.unref();
   }
