@@ -94,6 +94,12 @@ export interface StartServerOptions {
    */
   webhookConcurrency?: number;
   /**
+   * Deliveries under way at once to one webhook, so that a receiver that hangs (each attempt
+   * holding a slot until `webhookTimeoutMs`) cannot hold up the deliveries to the others.
+   * @default half of webhookConcurrency (8)
+   */
+  webhookConcurrencyPerWebhook?: number;
+  /**
    * After a secret rotation, how long the previous secret keeps signing.
    * @default 86400000 (24 h)
    */
@@ -122,6 +128,7 @@ export interface ResolvedServerOptions {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookConcurrency: number;
+  webhookConcurrencyPerWebhook: number;
   webhookSecretGraceMs: number;
   logger: Logger;
 }
@@ -175,6 +182,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
       `startServer: "port" must be an integer from 0 to 65535, got ${String(options.port)}`,
     );
   }
+  const webhookConcurrency = Math.floor(positive('webhookConcurrency', options.webhookConcurrency, 16));
   return {
     port,
     host: options.host ?? '127.0.0.1',
@@ -195,7 +203,17 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     compactAfterBytes: 16 * 1024 * 1024,
     webhookRetryDelaysMs: retryDelays(options.webhookRetryDelaysMs),
     webhookTimeoutMs: positive('webhookTimeoutMs', options.webhookTimeoutMs, 15_000),
-    webhookConcurrency: Math.floor(positive('webhookConcurrency', options.webhookConcurrency, 16)),
+    webhookConcurrency,
+    webhookConcurrencyPerWebhook: Math.min(
+      webhookConcurrency,
+      Math.floor(
+        positive(
+          'webhookConcurrencyPerWebhook',
+          options.webhookConcurrencyPerWebhook,
+          Math.max(1, Math.floor(webhookConcurrency / 2)),
+        ),
+      ),
+    ),
     webhookSecretGraceMs: positive('webhookSecretGraceMs', options.webhookSecretGraceMs, 24 * HOUR),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };

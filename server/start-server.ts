@@ -138,6 +138,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       retryDelaysMs: resolved.webhookRetryDelaysMs,
       timeoutMs: resolved.webhookTimeoutMs,
       concurrency: resolved.webhookConcurrency,
+      concurrencyPerWebhook: resolved.webhookConcurrencyPerWebhook,
       logger,
     });
     service.setPlanner(dispatcher.plan);

@@ -65,7 +65,7 @@ describe(`chaos (${LONG ? 'long' : 'quick'}, CHAOS_SEED=${SEED})`, () => {
           `(${report.mutations.unknownCommitted} of them committed), ${report.committed} changes, faults ${JSON.stringify(report.faults)}, ` +
           `${report.clients.connections} client connections, ${report.clients.changes} changes applied, ` +
           `${report.clients.evaluations} evaluations (${report.clients.throws} threw), all converged ${report.clients.convergedMs} ms after the last fault, ` +
-          `webhooks ${report.webhooks.map((w) => `${w.unique} of ${w.expected} events in ${w.requests} requests (${w.failedAnswers} failed answers)`).join(', ')}, ` +
+          `webhooks ${report.webhooks.map((w) => `${w.unique} of ${w.expected} events in ${w.requests} requests (${w.failedAnswers} failed answers)`).join(', ')}, all delivered ${report.deliveredMs} ms after the last fault, ` +
           `${(report.durationMs / 1000).toFixed(1)} s`,
       );
       const context = `${replay}\nplan:\n  ${report.plan.join('\n  ')}`;
@@ -76,6 +76,6 @@ describe(`chaos (${LONG ? 'long' : 'quick'}, CHAOS_SEED=${SEED})`, () => {
       for (const hook of report.webhooks) expect(hook.unique, context).toBe(hook.expected);
       expect(report.webhooks[0]?.expected, context).toBe(report.committed);
     },
-    LONG ? 3_600_000 : 180_000,
+    LONG ? 3_600_000 : 240_000,
   );
 });

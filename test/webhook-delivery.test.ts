@@ -39,6 +39,25 @@ async function deliveries(t: TestServer, id: string) {
 }
 
 describe('webhook delivery', () => {
+  it('a receiver that never answers holds at most webhookConcurrencyPerWebhook slots: the other webhooks are served meanwhile', async () => {
+    // No attempt can time out during the test: whatever the healthy receiver gets, it gets
+    // while the hanging one still holds its requests open.
+    const { t, receiver: hanging } = await setUp(() => 'hang', {
+      webhookConcurrency: 4,
+      webhookConcurrencyPerWebhook: 2,
+      webhookTimeoutMs: 120_000,
+    });
+    const healthy = await startReceiver();
+    cleanups.push(() => healthy.close());
+    await t.api('POST', '/webhooks', { url: healthy.url, events: ['flag.updated'] });
+    for (let i = 0; i < 6; i++) await t.api('POST', '/flags', { key: `hog-${i}`, type: 'boolean' });
+    const got = new Set<string>();
+    for (let i = 0; i < 6; i++)
+      got.add((((await healthy.next()).json.data.flag ?? {}) as { key?: string }).key ?? '');
+    expect(got).toEqual(new Set(['hog-0', 'hog-1', 'hog-2', 'hog-3', 'hog-4', 'hog-5']));
+    expect(hanging.received.length).toBe(2);
+  });
+
   it('sends one signed event per change, with the contract envelope and headers', async () => {
     const { t, receiver, hook } = await setUp();
     await t.api('POST', '/flags', { key: 'wh-flag', type: 'rollout', percentage: 10 });

@@ -5,7 +5,8 @@
  *   committed in the same journal entry as the change, so a crash never loses one, and they
  *   are scheduled once durable (and again at start-up for whatever is still pending).
  * - An attempt serializes the envelope once (a fresh `delivery.sentAt`), signs those exact
- *   bytes and POSTs them through undici: bounded concurrency, a timeout for the whole
+ *   bytes and POSTs them through undici: bounded concurrency in all and per webhook (taken in
+ *   turn, so a receiver that hangs cannot hold up the others), a timeout for the whole
  *   exchange, no redirects followed. 2xx succeeds; `410 Gone` deactivates the webhook; anything
  *   else is retried on the schedule with +-20 % jitter until it runs out.
  * - Each outcome is committed before the next attempt is scheduled.
@@ -29,6 +30,7 @@ export interface DispatcherOptions {
   retryDelaysMs: readonly number[];
   timeoutMs: number;
   concurrency: number;
+  concurrencyPerWebhook: number;
   logger: Logger;
 }
 
@@ -46,7 +48,10 @@ export class Dispatcher {
   readonly #agent: Agent;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
-  readonly #waiting: Array<() => void> = [];
+  /** Attempts waiting for a slot, per webhook; woken with `true` when a slot was taken for them. */
+  readonly #waiting = new Map<string, Array<(granted: boolean) => void>>();
+  /** Attempts under way, per webhook. */
+  readonly #activeByHook = new Map<string, number>();
   readonly #controller = new AbortController();
   #active = 0;
   #closed = false;
@@ -114,7 +119,8 @@ export class Dispatcher {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#controller.abort();
-    for (const wake of this.#waiting.splice(0)) wake();
+    for (const queue of this.#waiting.values()) for (const wake of queue) wake(false);
+    this.#waiting.clear();
     await Promise.allSettled([...this.#running]);
     await this.#agent.close().catch(() => {});
   }
@@ -165,19 +171,56 @@ export class Dispatcher {
   }
 
   async #run(env: Environment, id: string): Promise<void> {
-    if (this.#active >= this.#options.concurrency)
-      await new Promise<void>((wake) => this.#waiting.push(wake));
-    if (this.#closed) return;
-    this.#active += 1;
+    const hookId = env.deliveries.get(id)?.webhookId ?? '';
+    if (this.#hasRoom(hookId)) this.#take(hookId);
+    else {
+      const granted = await new Promise<boolean>((wake) => {
+        const queue = this.#waiting.get(hookId);
+        if (queue) queue.push(wake);
+        else this.#waiting.set(hookId, [wake]);
+      });
+      if (!granted) return;
+    }
     try {
-      await this.#attempt(env, id);
+      if (!this.#closed) await this.#attempt(env, id);
     } catch (error) {
       this.#options.logger.error(
         `webhook delivery ${id} failed unexpectedly: ${(error as Error)?.stack ?? error}`,
       );
     } finally {
       this.#active -= 1;
-      this.#waiting.shift()?.();
+      this.#activeByHook.set(hookId, (this.#activeByHook.get(hookId) ?? 1) - 1);
+      this.#wake();
+    }
+  }
+
+  #hasRoom(hookId: string): boolean {
+    return (
+      this.#active < this.#options.concurrency &&
+      (this.#activeByHook.get(hookId) ?? 0) < this.#options.concurrencyPerWebhook
+    );
+  }
+
+  #take(hookId: string): void {
+    this.#active += 1;
+    this.#activeByHook.set(hookId, (this.#activeByHook.get(hookId) ?? 0) + 1);
+  }
+
+  /** Hands free slots to waiting attempts, one webhook after another in turn. */
+  #wake(): void {
+    let progress = true;
+    while (progress && this.#active < this.#options.concurrency) {
+      progress = false;
+      for (const [hookId, queue] of [...this.#waiting]) {
+        if (!this.#hasRoom(hookId)) continue;
+        const wake = queue.shift()!;
+        // Re-inserted at the end, so the next free slot goes to another webhook first.
+        this.#waiting.delete(hookId);
+        if (queue.length > 0) this.#waiting.set(hookId, queue);
+        this.#take(hookId);
+        wake(true);
+        progress = true;
+      }
     }
   }
 

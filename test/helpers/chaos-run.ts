@@ -72,6 +72,8 @@ export interface ChaosReport {
     unique: number;
     failedAnswers: number;
   }>;
+  /** ms from the last fault until the last webhook had every event. */
+  deliveredMs: number;
   durationMs: number;
 }
 
@@ -262,6 +264,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     revisions: 0,
     clients: { evaluations: 0, throws: 0, changes: 0, convergedMs: Number.NaN, connections: 0 },
     webhooks: [],
+    deliveredMs: Number.NaN,
     durationMs: Date.now() - started,
     ...extra,
   });
@@ -505,52 +508,63 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     await reference.close();
 
     // ---------------------------------------------------------------- webhooks
-    const webhooks: ChaosReport['webhooks'] = [];
-    for (const { receiver, id, secret, failed, events } of receivers) {
-      const expected = expectedEvents.filter((e) => events.includes(e.slice(0, e.indexOf('|')))).sort();
-      const unique = new Map<string, string>();
-      const take = (from: number) => {
-        for (let r = from; r < receiver.received.length; r++) {
-          const { raw, headers, json } = receiver.received[r]!;
-          const signature = headers['x-flagwire-signature'];
-          if (!verifySignature(raw, typeof signature === 'string' ? signature : undefined, secret))
-            defects.push(`webhook ${id}: request ${r} has no valid signature`);
-          if (json.webhookId !== id)
-            defects.push(`webhook ${id}: request ${r} names webhook ${json.webhookId}`);
-          const flag = (json.data as { flag?: ModelFlag }).flag;
-          const key = flag
-            ? eventKey(json.type, String(json.data.action), canonical(flag))
-            : `? ${json.type}`;
-          const earlier = unique.get(json.id);
-          if (earlier !== undefined && earlier !== key)
-            defects.push(`webhook ${id}: event ${json.id} came as ${earlier} and as ${key}`);
-          unique.set(json.id, key);
+    // Deliveries queue behind the faults (a receiver that never answers holds one of the
+    // server's 16 delivery slots for the 1 s timeout), so the deadline grows with the work.
+    const webhookDeadlineMs = CONVERGENCE_DEADLINE_MS + 10 * expectedEvents.length;
+    let deliveredMs = 0;
+    const webhooks = await Promise.all(
+      receivers.map(async ({ receiver, id, secret, failed, events }) => {
+        const expected = expectedEvents.filter((e) => events.includes(e.slice(0, e.indexOf('|')))).sort();
+        const unique = new Map<string, string>();
+        const take = (from: number) => {
+          for (let r = from; r < receiver.received.length; r++) {
+            const { raw, headers, json } = receiver.received[r]!;
+            const signature = headers['x-flagwire-signature'];
+            if (!verifySignature(raw, typeof signature === 'string' ? signature : undefined, secret))
+              defects.push(`webhook ${id}: request ${r} has no valid signature`);
+            if (json.webhookId !== id)
+              defects.push(`webhook ${id}: request ${r} names webhook ${json.webhookId}`);
+            const flag = (json.data as { flag?: ModelFlag }).flag;
+            const key = flag
+              ? eventKey(json.type, String(json.data.action), canonical(flag))
+              : `? ${json.type}`;
+            const earlier = unique.get(json.id);
+            if (earlier !== undefined && earlier !== key)
+              defects.push(`webhook ${id}: event ${json.id} came as ${earlier} and as ${key}`);
+            unique.set(json.id, key);
+          }
+          return receiver.received.length;
+        };
+        let seen = 0;
+        const ok = await until(webhookDeadlineMs, (wake) => {
+          seen = take(seen);
+          if (unique.size >= expected.length) return true;
+          void receiver.next().then(wake);
+          return () => {};
+        });
+        deliveredMs = Math.max(deliveredMs, Date.now() - healedAt);
+        const got = [...unique.values()].sort();
+        if (!ok || got.join('\n') !== expected.join('\n')) {
+          const missing = difference(expected, got);
+          const extra = difference(got, expected);
+          const { json } = await server.api('GET', `/webhooks/${id}/deliveries`);
+          const states: Record<string, number> = {};
+          for (const d of json as Array<{ status: string }>) states[d.status] = (states[d.status] ?? 0) + 1;
+          defects.push(
+            `webhook ${id}: ${unique.size} distinct events for ${expected.length} committed changes after ${webhookDeadlineMs} ms; ` +
+              `missing ${missing.length} (${missing.slice(0, 3).join('; ')}), unexpected ${extra.length} (${extra.slice(0, 3).join('; ')}); ` +
+              `the server lists its deliveries as ${JSON.stringify(states)}`,
+          );
         }
-        return receiver.received.length;
-      };
-      let seen = 0;
-      const ok = await until(CONVERGENCE_DEADLINE_MS, (wake) => {
-        seen = take(seen);
-        if (unique.size >= expected.length) return true;
-        void receiver.next().then(wake);
-        return () => {};
-      });
-      const got = [...unique.values()].sort();
-      if (!ok || got.join('\n') !== expected.join('\n')) {
-        const missing = difference(expected, got);
-        const extra = difference(got, expected);
-        defects.push(
-          `webhook ${id}: ${unique.size} distinct events for ${expected.length} committed changes; missing ${missing.length} (${missing.slice(0, 3).join('; ')}), unexpected ${extra.length} (${extra.slice(0, 3).join('; ')})`,
-        );
-      }
-      webhooks.push({
-        events: events.length,
-        expected: expected.length,
-        requests: receiver.received.length,
-        unique: unique.size,
-        failedAnswers: failed,
-      });
-    }
+        return {
+          events: events.length,
+          expected: expected.length,
+          requests: receiver.received.length,
+          unique: unique.size,
+          failedAnswers: failed,
+        };
+      }),
+    );
 
     const revisions = final.revision - initialRevision;
     if (revisions !== expectedEvents.length)
@@ -568,6 +582,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
         connections: proxies.reduce((n, p) => n + p.accepted, 0),
       },
       webhooks,
+      deliveredMs,
     });
   } finally {
     await Promise.all(watched.map((w) => w.client.close()));
