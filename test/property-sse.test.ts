@@ -1156,7 +1156,14 @@ const updated = (revision: number, data: string) =>
  * A client on a stub: the first `GET /sdk/flags` answers `initial`, later ones `reload`
  * (after `reloadGate`, when given); the first stream sends `chunks` and is held open.
  */
-function mini(o: { initial: SdkSnapshot; reload?: SdkSnapshot; chunks: string[]; reloadGate?: 'fullyRead' }) {
+function mini(o: {
+  initial: SdkSnapshot;
+  /** The answer to every reload, or to the n-th reload (the last one repeats). */
+  reload?: SdkSnapshot | SdkSnapshot[];
+  chunks: string[];
+  reloadGate?: 'fullyRead';
+  retryDelayMs?: number;
+}) {
   let fullyRead!: () => void;
   const state = {
     snapshotRequests: 0,
@@ -1169,7 +1176,8 @@ function mini(o: { initial: SdkSnapshot; reload?: SdkSnapshot; chunks: string[];
     if (String(input).endsWith('/sdk/flags')) {
       const n = state.snapshotRequests++;
       if (n > 0 && o.reloadGate) await state.fullyRead;
-      return Response.json(n === 0 ? o.initial : (o.reload ?? o.initial));
+      const reloads = o.reload === undefined ? [o.initial] : Array.isArray(o.reload) ? o.reload : [o.reload];
+      return Response.json(n === 0 ? o.initial : reloads[Math.min(n, reloads.length) - 1]);
     }
     state.streamRequests++;
     const chunks = state.streamRequests === 1 ? o.chunks.map((c) => new TextEncoder().encode(c)) : [];
@@ -1191,8 +1199,8 @@ function mini(o: { initial: SdkSnapshot; reload?: SdkSnapshot; chunks: string[];
     apiKey: API_KEY,
     fetch: fetchStub as typeof fetch,
     logger: false,
-    initialRetryDelayMs: 1,
-    maxRetryDelayMs: 5,
+    initialRetryDelayMs: o.retryDelayMs ?? 1,
+    maxRetryDelayMs: o.retryDelayMs ?? 5,
   });
   client.on('error', (e) => errors.push(`${e.code}: ${e.message}`));
   return { client, state, errors };
@@ -1273,6 +1281,72 @@ describe('defects found by these properties (regressions, fixed in src/client)',
         beta: flag('beta', 2),
         gamma: flag('gamma', 3),
       });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('4b. a second gap seen while a reload is out is reloaded as soon as that reload lands, not after a backoff (PROPERTY_SEED=448706699)', async () => {
+    // 1 and 4 never arrive. 2 shows the first gap and starts a reload; 5 shows the second
+    // while it is out. The reload answers revision 2 (merged under 3 and 5): still missing 4,
+    // so the client asks again at once. No backoff timer can fire within this test.
+    const { client, state } = mini({
+      initial: snap(0),
+      reload: [
+        snap(2, flag('alpha', 1), flag('beta', 2)),
+        snap(5, flag('alpha', 1), flag('beta', 2), flag('gamma', 3), flag('delta', 4), flag('eps', 5)),
+      ],
+      chunks: [
+        updated(2, JSON.stringify(flag('beta', 2))),
+        updated(3, JSON.stringify(flag('gamma', 3))),
+        updated(5, JSON.stringify(flag('eps', 5))),
+      ],
+      reloadGate: 'fullyRead',
+      retryDelayMs: 600_000,
+    });
+    try {
+      await client.ready();
+      await state.fullyRead;
+      // Resolves when the second reload's answer is applied (never, if it waited for a backoff).
+      await new Promise<void>((resolve) => {
+        const off = client.on('change', () => {
+          if ('delta' in client.allFlags()) {
+            off();
+            resolve();
+          }
+        });
+        if ('delta' in client.allFlags()) resolve();
+      });
+      expect(state.snapshotRequests).toBe(3);
+      expect(client.allFlags()).toEqual({
+        alpha: flag('alpha', 1),
+        beta: flag('beta', 2),
+        gamma: flag('gamma', 3),
+        delta: flag('delta', 4),
+        eps: flag('eps', 5),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('4c. a reload answer of the epoch the client left while it was out is ignored (PROPERTY_SEED=448706699 PROPERTY_RUNS=10)', async () => {
+    // Data the client cannot use starts a reload; before it lands, a flags:sync moves the
+    // client to epoch F. The reload's answer (epoch E) is older news and must not win.
+    const synced = { epoch: 'F', revision: 7, eventId: 'F:7', flags: record([['beta', flag('beta', 7)]]) };
+    const { client, state } = mini({
+      initial: snap(0),
+      reload: snap(1, flag('alpha', 1)),
+      chunks: [updated(1, 'null'), `id: F:7\nevent: flags:sync\ndata: ${JSON.stringify(synced)}\n\n`],
+      reloadGate: 'fullyRead',
+    });
+    try {
+      await client.ready();
+      await state.fullyRead;
+      await settle();
+      expect(state.snapshotRequests).toBe(2);
+      expect(client.allFlags()).toEqual({ beta: flag('beta', 7) });
+      expect(client.status().revision).toBe(7);
     } finally {
       await client.close();
     }

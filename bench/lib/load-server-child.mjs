@@ -9,14 +9,13 @@
  *   unsent bytes at that moment. The hub destroys a stream only when its client does not
  *   read (`streamMaxBufferedBytes`); a client leaving closes the socket without it.
  *
- * IPC commands: `start { options }` → `{ url, keys }`; `memory` → `process.memoryUsage()` after a
- * full GC plus `streamCount`; `sample` → memory without GC, stream count and unsent stream bytes;
- * `cuts { since }` → the recorded cuts (epoch ms ≥ `since`); `cpu`; `close`.
+ * IPC commands: those of `server-commands.mjs` (start, memory, cpu, close); `sample` → memory
+ * without GC, stream count and unsent stream bytes; `cuts { since }` → the recorded cuts (epoch
+ * ms ≥ `since`).
  */
 import http from 'node:http';
 import { serveCommands } from './child.mjs';
-
-const { startServer } = await import(process.env.FLAGWIRE_SERVER_MODULE_URL);
+import { current, serverCommands } from './server-commands.mjs';
 
 /** Open event-stream answers. */
 const streams = new Set();
@@ -38,26 +37,8 @@ http.ServerResponse.prototype.destroy = function trackedDestroy(...args) {
   return destroy.apply(this, args);
 };
 
-let server;
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function settledMemory() {
-  // Two full collections a tick apart, so objects freed by finalizers/weak callbacks go too.
-  globalThis.gc?.();
-  await sleep(50);
-  globalThis.gc?.();
-  return process.memoryUsage();
-}
-
 const commands = {
-  async start({ options }) {
-    server = await startServer({ port: 0, logger: false, ...options });
-    return { url: server.url, keys: server.keys };
-  },
-  async memory() {
-    return { ...(await settledMemory()), streamCount: server?.streamCount ?? 0 };
-  },
+  ...serverCommands,
   async sample() {
     let buffered = 0;
     let maxBuffered = 0;
@@ -68,22 +49,13 @@ const commands = {
     return {
       at: Date.now(),
       ...process.memoryUsage(),
-      streamCount: server?.streamCount ?? 0,
+      streamCount: current()?.streamCount ?? 0,
       streamBufferedBytes: buffered,
       maxStreamBufferedBytes: maxBuffered,
     };
   },
   async cuts({ since = 0 }) {
     return cuts.filter((c) => c.at >= since);
-  },
-  async cpu() {
-    return process.cpuUsage();
-  },
-  async close() {
-    await server?.close();
-    server = undefined;
-    setImmediate(() => process.exit(0));
-    return true;
   },
 };
 

@@ -56,6 +56,11 @@ export class FlagStore {
     return this.#revision < 0 ? undefined : this.#revision;
   }
 
+  /** The epoch of the flags held. */
+  get epoch(): string | undefined {
+    return this.#epoch;
+  }
+
   /** Whether the stream skipped revisions that no snapshot has covered yet. */
   get missing(): boolean {
     return this.#missingUntil > this.#base;

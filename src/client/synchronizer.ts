@@ -37,6 +37,8 @@ export class Synchronizer {
   #pollTimer: Timer | undefined;
   #polling = false;
   #reloading = false;
+  /** Something asked for a reload while one was in flight. */
+  #reloadAgain = false;
   /** The stream sent something the client could not place (another epoch, bad data): reload. */
   #resync = false;
   #reloadTimer: Timer | undefined;
@@ -113,6 +115,7 @@ export class Synchronizer {
     try {
       // Out of step, only a full answer helps: no revalidation.
       const revalidate = this.#store.loaded && !this.#resync && !this.#store.missing;
+      const epoch = this.#store.epoch;
       const result = await fetchSnapshot(
         this.#options,
         revalidate ? this.#etag : undefined,
@@ -120,7 +123,9 @@ export class Synchronizer {
       );
       if (this.#stopped) return false;
       this.#contact();
-      if (result.kind === 'ok') {
+      // An answer of the epoch the client left while it was on its way is old news.
+      const left = result.kind === 'ok' && result.snapshot.epoch === epoch && this.#store.epoch !== epoch;
+      if (result.kind === 'ok' && !left) {
         this.#etag = result.etag;
         this.#applySnapshot(result.snapshot);
       }
@@ -241,17 +246,28 @@ export class Synchronizer {
   /**
    * Reloads the snapshot while the client is out of step (the stream skipped revisions, or
    * sent something it could not place); the stream goes on meanwhile. A reload asked for
-   * while one is in flight waits for it; a reload that did not bring the client back in step
-   * (it failed, or answered a snapshot older than the gap) is retried with backoff.
+   * while one is in flight runs right after it, if still needed; a reload that did not bring
+   * the client back in step (it failed, or answered a snapshot older than the gap) is retried
+   * with backoff.
    */
   #reload(): void {
-    if (this.#reloading || this.#reloadTimer || this.#stopped) return;
+    if (this.#reloadTimer || this.#stopped) return;
+    if (this.#reloading) {
+      this.#reloadAgain = true;
+      return;
+    }
     this.#reloading = true;
+    this.#reloadAgain = false;
     void this.#loadSnapshot().finally(() => {
       this.#reloading = false;
       if (this.#stopped) return;
       if (!this.#resync && !this.#store.missing) {
         this.#reloadBackoff.reset();
+        return;
+      }
+      // A new reason arrived meanwhile (the answer may predate it): ask again at once.
+      if (this.#reloadAgain) {
+        this.#reload();
         return;
       }
       this.#reloadTimer = later(this.#reloadBackoff.next(Date.now()), () => {
