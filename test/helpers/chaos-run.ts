@@ -4,27 +4,15 @@
  * deliveries, writers following the seeded model, and a conductor applying the seeded fault
  * plan. It returns what it observed; `test/chaos.test.ts` asserts on it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createClient, type FlagwireClient, type SdkFlag, verifySignature } from '../../src/index.js';
-import { canonical, eventKey, type ModelFlag, type Mutation, nextMutation, sameFlag } from './chaos-model.js';
+import { createClient, type FlagwireClient, type SdkFlag } from '../../src/index.js';
+import { canonical, type ModelFlag, type Mutation, nextMutation, sameFlag } from './chaos-model.js';
 import { type ChaosSettings, describeStep, type NetworkFault, planFaults, type Step } from './chaos-plan.js';
-import { type CliRun, startCli } from './cli.js';
+import { ChaosServer } from './chaos-server.js';
+import { CONVERGENCE_DEADLINE_MS, Gate, until } from './chaos-sync.js';
+import { awaitWebhooks, type ChaosWebhook, startWebhooks, type WebhookFigures } from './chaos-webhooks.js';
 import { Rng } from './prng.js';
 import { startProxy, type TestProxy } from './proxy.js';
-import { startReceiver, type TestReceiver } from './receiver.js';
-
-/** Fast pings and a short, long retry schedule, so a run ends in seconds. */
-const SERVER_ARGS = [
-  '--ping-interval',
-  '0.2',
-  '--webhook-retry-delays',
-  '50,100,200,400,800,1000,1000,1000,1000,1000,1000,1000,1000,1000,1000',
-  '--webhook-timeout',
-  '1000',
-];
 
 /** Fast reconnection and a watchdog of five missed pings. */
 const CLIENT_OPTIONS = {
@@ -35,9 +23,6 @@ const CLIENT_OPTIONS = {
   pollIntervalMs: 300,
   logger: false,
 } as const;
-
-/** How long after the last fault every client and receiver must have caught up. */
-export const CONVERGENCE_DEADLINE_MS = 30_000;
 
 const USERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi'].map((key, i) => ({
   key: `${key}-${i}`,
@@ -62,95 +47,10 @@ export interface ChaosReport {
     convergedMs: number;
     connections: number;
   };
-  webhooks: Array<{
-    /** Event types subscribed to. */
-    events: number;
-    /** Committed changes of those types. */
-    expected: number;
-    requests: number;
-    /** Distinct event ids received. */
-    unique: number;
-    failedAnswers: number;
-  }>;
+  webhooks: WebhookFigures[];
   /** ms from the last fault until the last webhook had every event. */
   deliveredMs: number;
   durationMs: number;
-}
-
-/** The durable server in a child process, restartable on the same port and data dir. */
-class ChaosServer {
-  #run: CliRun | undefined;
-  port = 0;
-  url = '';
-  fullKey = '';
-  readKey = '';
-  readonly dataDir = mkdtempSync(join(tmpdir(), 'flagwire-chaos-'));
-  #up: Promise<void> = Promise.resolve();
-  #markUp: () => void = () => {};
-
-  async start(): Promise<void> {
-    const port = this.port ? ['--port', String(this.port)] : [];
-    for (let attempt = 0; ; attempt++) {
-      try {
-        this.#run = await startCli(['--data', this.dataDir, ...SERVER_ARGS, ...port]);
-        break;
-      } catch (error) {
-        // The port of a killed server is free at once; retry anyway, in case a
-        // connection to it is still being torn down.
-        if (attempt >= 20) throw error;
-        await sleep(50);
-      }
-    }
-    this.url = this.#run.url;
-    this.port = Number(new URL(this.url).port);
-    this.fullKey = this.#run.fullKey;
-    this.readKey = this.#run.readKey;
-    this.#markUp();
-  }
-
-  /** Resolves while (or once) the server is running. */
-  up(): Promise<void> {
-    return this.#up;
-  }
-
-  async kill(): Promise<void> {
-    this.#up = new Promise((resolve) => {
-      this.#markUp = resolve;
-    });
-    this.#run?.child.kill('SIGKILL');
-    await this.#run?.exited;
-  }
-
-  async stop(): Promise<void> {
-    if (this.#run && this.#run.child.exitCode === null && this.#run.child.signalCode === null) {
-      this.#run.child.kill('SIGTERM');
-      await this.#run.exited;
-    }
-    rmSync(this.dataDir, { recursive: true, force: true });
-  }
-
-  /** A management call straight to the server (never through a proxy). */
-  async api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.fullKey}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.url}/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined };
-  }
-
-  /** The SDK snapshot, straight from the server. */
-  async snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
-    const res = await fetch(`${this.url}/api/v1/sdk/flags`, {
-      headers: { authorization: `Bearer ${this.readKey}` },
-      signal: AbortSignal.timeout(10_000),
-    });
-    return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
-  }
 }
 
 /** An SDK client behind its proxy, watched for throws and for going backwards. */
@@ -190,55 +90,6 @@ function watch(index: number, client: FlagwireClient, proxy: TestProxy, defects:
   return w;
 }
 
-/** Writers park at the gate while the conductor kills and checks the server. */
-class Gate {
-  #closed = false;
-  #open: Promise<void> = Promise.resolve();
-  #release: () => void = () => {};
-  #parked = 0;
-  #onPark: (() => void) | undefined;
-
-  close(): void {
-    this.#closed = true;
-    this.#open = new Promise((resolve) => {
-      this.#release = resolve;
-    });
-  }
-
-  open(): void {
-    this.#closed = false;
-    this.#release();
-  }
-
-  async pass(): Promise<void> {
-    while (this.#closed) {
-      this.#parked += 1;
-      this.#onPark?.();
-      await this.#open;
-      this.#parked -= 1;
-    }
-  }
-
-  /** Resolves once `count()` writers wait at the closed gate (finished writers do not count). */
-  parked(count: () => number): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (this.#parked >= count()) {
-          this.#onPark = undefined;
-          resolve();
-        }
-      };
-      this.#onPark = check;
-      check();
-    });
-  }
-
-  /** Re-checks a `parked()` waiter (a writer finished). */
-  poke(): void {
-    this.#onPark?.();
-  }
-}
-
 export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   const started = Date.now();
   const defects: string[] = [];
@@ -246,13 +97,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   const server = new ChaosServer();
   const proxies: TestProxy[] = [];
   const watched: Watched[] = [];
-  const receivers: Array<{
-    receiver: TestReceiver;
-    id: string;
-    secret: string;
-    failed: number;
-    events: string[];
-  }> = [];
+  const receivers: ChaosWebhook[] = [];
   const faults: Record<string, number> = {};
   const report = (extra: Partial<ChaosReport>): ChaosReport => ({
     settings,
@@ -272,35 +117,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   try {
     await server.start();
 
-    // Webhook receivers that fail about one delivery in seven (a 500, or no answer at all).
-    for (let i = 0; i < settings.webhooks; i++) {
-      const rng = new Rng(settings.seed ^ (0x3eb0 + i));
-      const entry = {
-        receiver: undefined as unknown as TestReceiver,
-        id: '',
-        secret: '',
-        failed: 0,
-        events: [] as string[],
-      };
-      entry.receiver = await startReceiver(() => {
-        const answer = rng.weighted<number | 'hang'>([
-          [86, () => 200],
-          [10, () => 500],
-          [4, () => 'hang'],
-        ]);
-        if (answer !== 200) entry.failed += 1;
-        return answer;
-      });
-      // Every third webhook subscribes to enabled / disabled only.
-      const events =
-        i % 3 === 2 ? ['flag.enabled', 'flag.disabled'] : ['flag.enabled', 'flag.disabled', 'flag.updated'];
-      const created = await server.api('POST', '/webhooks', { url: entry.receiver.url, events });
-      const hook = created.json as { id: string; secret: string };
-      entry.id = hook.id;
-      entry.secret = hook.secret;
-      entry.events = events;
-      receivers.push(entry);
-    }
+    receivers.push(...(await startWebhooks(settings, server)));
 
     for (let i = 0; i < settings.clients; i++) {
       const proxy = await startProxy(server.port);
@@ -508,62 +325,12 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     await reference.close();
 
     // ---------------------------------------------------------------- webhooks
-    // Deliveries queue behind the faults (a receiver that never answers holds one of the
-    // server's 16 delivery slots for the 1 s timeout), so the deadline grows with the work.
-    const webhookDeadlineMs = CONVERGENCE_DEADLINE_MS + 10 * expectedEvents.length;
-    let deliveredMs = 0;
-    const webhooks = await Promise.all(
-      receivers.map(async ({ receiver, id, secret, failed, events }) => {
-        const expected = expectedEvents.filter((e) => events.includes(e.slice(0, e.indexOf('|')))).sort();
-        const unique = new Map<string, string>();
-        const take = (from: number) => {
-          for (let r = from; r < receiver.received.length; r++) {
-            const { raw, headers, json } = receiver.received[r]!;
-            const signature = headers['x-flagwire-signature'];
-            if (!verifySignature(raw, typeof signature === 'string' ? signature : undefined, secret))
-              defects.push(`webhook ${id}: request ${r} has no valid signature`);
-            if (json.webhookId !== id)
-              defects.push(`webhook ${id}: request ${r} names webhook ${json.webhookId}`);
-            const flag = (json.data as { flag?: ModelFlag }).flag;
-            const key = flag
-              ? eventKey(json.type, String(json.data.action), canonical(flag))
-              : `? ${json.type}`;
-            const earlier = unique.get(json.id);
-            if (earlier !== undefined && earlier !== key)
-              defects.push(`webhook ${id}: event ${json.id} came as ${earlier} and as ${key}`);
-            unique.set(json.id, key);
-          }
-          return receiver.received.length;
-        };
-        let seen = 0;
-        const ok = await until(webhookDeadlineMs, (wake) => {
-          seen = take(seen);
-          if (unique.size >= expected.length) return true;
-          void receiver.next().then(wake);
-          return () => {};
-        });
-        deliveredMs = Math.max(deliveredMs, Date.now() - healedAt);
-        const got = [...unique.values()].sort();
-        if (!ok || got.join('\n') !== expected.join('\n')) {
-          const missing = difference(expected, got);
-          const extra = difference(got, expected);
-          const { json } = await server.api('GET', `/webhooks/${id}/deliveries`);
-          const states: Record<string, number> = {};
-          for (const d of json as Array<{ status: string }>) states[d.status] = (states[d.status] ?? 0) + 1;
-          defects.push(
-            `webhook ${id}: ${unique.size} distinct events for ${expected.length} committed changes after ${webhookDeadlineMs} ms; ` +
-              `missing ${missing.length} (${missing.slice(0, 3).join('; ')}), unexpected ${extra.length} (${extra.slice(0, 3).join('; ')}); ` +
-              `the server lists its deliveries as ${JSON.stringify(states)}`,
-          );
-        }
-        return {
-          events: events.length,
-          expected: expected.length,
-          requests: receiver.received.length,
-          unique: unique.size,
-          failedAnswers: failed,
-        };
-      }),
+    const { webhooks, deliveredMs } = await awaitWebhooks(
+      receivers,
+      expectedEvents,
+      server,
+      defects,
+      healedAt,
     );
 
     const revisions = final.revision - initialRevision;
@@ -590,41 +357,4 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     await Promise.all(receivers.map((r) => r.receiver.close()));
     await server.stop();
   }
-}
-
-/**
- * Resolves true once `check` says so, false after `ms`. `check(wake)` answers true, or
- * arranges for `wake` to be called when it is worth checking again and returns how to stop
- * that. The timer is a deadline, not a synchronization.
- */
-function until(ms: number, check: (wake: () => void) => true | (() => void)): Promise<boolean> {
-  return new Promise((resolve) => {
-    let stop: (() => void) | undefined;
-    const timer = setTimeout(() => {
-      stop?.();
-      resolve(false);
-    }, ms);
-    const wake = () => {
-      stop?.();
-      const next = check(wake);
-      if (next === true) {
-        clearTimeout(timer);
-        resolve(true);
-      } else stop = next;
-    };
-    wake();
-  });
-}
-
-/** The items of `a` not matched one for one in `b` (multisets). */
-function difference(a: string[], b: string[]): string[] {
-  const left = new Map<string, number>();
-  for (const x of b) left.set(x, (left.get(x) ?? 0) + 1);
-  const out: string[] = [];
-  for (const x of a) {
-    const n = left.get(x) ?? 0;
-    if (n > 0) left.set(x, n - 1);
-    else out.push(x);
-  }
-  return out;
 }

@@ -1,0 +1,96 @@
+/**
+ * The chaos suite's server: the built `flagwire-server` in a child process (so SIGKILL is
+ * real) with a durable data dir, restartable on the same port, and calls straight to it.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SdkFlag } from '../../src/index.js';
+import { type CliRun, startCli } from './cli.js';
+
+/** Fast pings and a short, long retry schedule, so a run ends in seconds. */
+const SERVER_ARGS = [
+  '--ping-interval',
+  '0.2',
+  '--webhook-retry-delays',
+  '50,100,200,400,800,1000,1000,1000,1000,1000,1000,1000,1000,1000,1000',
+  '--webhook-timeout',
+  '1000',
+];
+
+export /** The durable server in a child process, restartable on the same port and data dir. */
+class ChaosServer {
+  #run: CliRun | undefined;
+  port = 0;
+  url = '';
+  fullKey = '';
+  readKey = '';
+  readonly dataDir = mkdtempSync(join(tmpdir(), 'flagwire-chaos-'));
+  #up: Promise<void> = Promise.resolve();
+  #markUp: () => void = () => {};
+
+  async start(): Promise<void> {
+    const port = this.port ? ['--port', String(this.port)] : [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.#run = await startCli(['--data', this.dataDir, ...SERVER_ARGS, ...port]);
+        break;
+      } catch (error) {
+        // The port of a killed server is free at once; retry anyway, in case a
+        // connection to it is still being torn down.
+        if (attempt >= 20) throw error;
+        await sleep(50);
+      }
+    }
+    this.url = this.#run.url;
+    this.port = Number(new URL(this.url).port);
+    this.fullKey = this.#run.fullKey;
+    this.readKey = this.#run.readKey;
+    this.#markUp();
+  }
+
+  /** Resolves while (or once) the server is running. */
+  up(): Promise<void> {
+    return this.#up;
+  }
+
+  async kill(): Promise<void> {
+    this.#up = new Promise((resolve) => {
+      this.#markUp = resolve;
+    });
+    this.#run?.child.kill('SIGKILL');
+    await this.#run?.exited;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#run && this.#run.child.exitCode === null && this.#run.child.signalCode === null) {
+      this.#run.child.kill('SIGTERM');
+      await this.#run.exited;
+    }
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  /** A management call straight to the server (never through a proxy). */
+  async api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.fullKey}` };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.url}/api/v1${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+  }
+
+  /** The SDK snapshot, straight from the server. */
+  async snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
+    const res = await fetch(`${this.url}/api/v1/sdk/flags`, {
+      headers: { authorization: `Bearer ${this.readKey}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
+  }
+}
