@@ -19,8 +19,8 @@ const SERVER_ARGS = [
   '1000',
 ];
 
-export /** The durable server in a child process, restartable on the same port and data dir. */
-class ChaosServer {
+/** The durable server in a child process, restartable on the same port and data dir. */
+export class ChaosServer {
   #run: CliRun | undefined;
   port = 0;
   url = '';

@@ -3,8 +3,8 @@
 /** How long after the last fault every client must have caught up (webhooks get more). */
 export const CONVERGENCE_DEADLINE_MS = 30_000;
 
-export /** Writers park at the gate while the conductor kills and checks the server. */
-class Gate {
+/** Writers park at the gate while the conductor kills and checks the server. */
+export class Gate {
   #closed = false;
   #open: Promise<void> = Promise.resolve();
   #release: () => void = () => {};
