@@ -4,9 +4,9 @@
  */
 import type { SdkSnapshot } from '../core/types.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
+import { startExchange } from './exchange.js';
 import type { ResolvedClientOptions } from './options.js';
 import { parseSnapshot } from './parse.js';
-import { cancel, later } from './timers.js';
 
 export type SnapshotResult =
   | { kind: 'ok'; snapshot: SdkSnapshot; etag: string | undefined }
@@ -44,44 +44,26 @@ export async function fetchSnapshot(
   signal: AbortSignal,
 ): Promise<SnapshotResult> {
   const url = options.snapshotUrl;
-  const controller = new AbortController();
-  let timedOut = false;
-  const abort = () => controller.abort();
-  signal.addEventListener('abort', abort, { once: true });
-  // The deadline covers the body too, and does not rely on the fetch implementation
-  // turning an abort into an error of a body already being read.
-  let expire!: (error: Error) => void;
-  const deadline = new Promise<never>((_, reject) => {
-    expire = reject;
-  });
-  deadline.catch(() => {});
-  const timer = later(options.timeoutMs, () => {
-    timedOut = true;
-    controller.abort();
-    expire(new Error('timeout'));
-  });
-  const onAbort = () => expire(new Error('aborted'));
-  signal.addEventListener('abort', onAbort, { once: true });
+  const exchange = startExchange(options.timeoutMs, signal);
   const headers: Record<string, string> = {
     authorization: options.authorization,
     accept: 'application/json',
   };
   if (etag) headers['if-none-match'] = etag;
   try {
-    const response = await Promise.race([
-      options.fetch(url, { headers, signal: controller.signal, cache: 'no-store' }),
-      deadline,
-    ]);
+    const response = await exchange.race(
+      options.fetch(url, { headers, signal: exchange.signal, cache: 'no-store' }),
+    );
     if (response.status === 304) {
       await response.body?.cancel();
       return { kind: 'not-modified' };
     }
-    if (!response.ok) throw await Promise.race([errorForResponse(response, 'GET', url), deadline]);
+    if (!response.ok) throw await exchange.race(errorForResponse(response, 'GET', url));
     let body: unknown;
     try {
-      body = await Promise.race([response.json(), deadline]);
+      body = await exchange.race(response.json());
     } catch (cause) {
-      if (controller.signal.aborted) {
+      if (exchange.signal.aborted) {
         void response.body?.cancel().catch(() => {});
         throw cause;
       }
@@ -102,26 +84,8 @@ export async function fetchSnapshot(
     }
     return { kind: 'ok', snapshot, etag: response.headers.get('etag') ?? undefined };
   } catch (error) {
-    if (error instanceof FlagwireError) throw error;
-    if (timedOut) {
-      throw new FlagwireError('TIMEOUT', `GET ${url} took longer than ${options.timeoutMs} ms`, {
-        method: 'GET',
-        url,
-      });
-    }
-    if (signal.aborted) throw new FlagwireError('ABORTED', `GET ${url} was aborted`, { method: 'GET', url });
-    throw new FlagwireError(
-      'NETWORK_ERROR',
-      `GET ${url} failed: ${(error as Error)?.message ?? String(error)}`,
-      {
-        method: 'GET',
-        url,
-        cause: error,
-      },
-    );
+    throw exchange.failure(error, 'GET', url);
   } finally {
-    cancel(timer);
-    signal.removeEventListener('abort', abort);
-    signal.removeEventListener('abort', onAbort);
+    exchange.end();
   }
 }

@@ -5,9 +5,10 @@
  * and `message`, the method and the URL (never the key).
  */
 
+import { startExchange } from '../client/exchange.js';
 import { errorForResponse } from '../client/http.js';
 import { cancel, later } from '../client/timers.js';
-import { FlagwireError } from '../errors.js';
+import { FlagwireError, parseRetryAfter } from '../errors.js';
 
 export interface RequestSettings {
   base: string;
@@ -24,12 +25,9 @@ export interface CallOptions {
 
 const IDEMPOTENT = new Set(['GET', 'DELETE']);
 
-function retryAfterMs(header: string | null, attempt: number): number {
-  const seconds = header === null ? Number.NaN : Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, 30_000);
-  const date = header === null ? Number.NaN : Date.parse(header);
-  if (Number.isFinite(date)) return Math.min(Math.max(0, date - Date.now()), 30_000);
-  return Math.min(250 * 2 ** attempt, 5000);
+/** The server's `Retry-After` (at most 30 s), or an exponential delay without one. */
+function retryDelayMs(header: string | null, attempt: number): number {
+  return Math.min(parseRetryAfter(header) ?? 250 * 2 ** attempt, header === null ? 5000 : 30_000);
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -56,17 +54,10 @@ export async function call<T>(
   const url = `${settings.base}${path}`;
   const retries = IDEMPOTENT.has(method) ? settings.retries : 0;
   for (let attempt = 0; ; attempt++) {
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    let timedOut = false;
-    const timer = later(settings.timeoutMs, () => {
-      timedOut = true;
-      controller.abort();
-    });
+    if (options.signal?.aborted)
+      throw new FlagwireError('ABORTED', `${method} ${url} was aborted`, { method, url });
+    const exchange = startExchange(settings.timeoutMs, options.signal);
     try {
-      if (options.signal?.aborted)
-        throw new FlagwireError('ABORTED', `${method} ${url} was aborted`, { method, url });
       const headers: Record<string, string> = {
         authorization: settings.authorization,
         accept: 'application/json',
@@ -74,39 +65,34 @@ export async function call<T>(
       if (body !== undefined) headers['content-type'] = 'application/json';
       let response: Response;
       try {
-        response = await settings.fetch(url, {
-          method,
-          headers,
-          signal: controller.signal,
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      } catch (cause) {
-        if (options.signal?.aborted)
-          throw new FlagwireError('ABORTED', `${method} ${url} was aborted`, { method, url });
-        const code = timedOut ? 'TIMEOUT' : 'NETWORK_ERROR';
-        const error = new FlagwireError(
-          code,
-          timedOut
-            ? `${method} ${url} took longer than ${settings.timeoutMs} ms`
-            : `${method} ${url} failed: ${(cause as Error)?.message}`,
-          { method, url, cause },
+        response = await exchange.race(
+          settings.fetch(url, {
+            method,
+            headers,
+            signal: exchange.signal,
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          }),
         );
-        if (attempt < retries) {
-          await pause(retryAfterMs(null, attempt), options.signal);
+      } catch (cause) {
+        const error = exchange.failure(cause, method, url);
+        if (error.code !== 'ABORTED' && attempt < retries) {
+          await pause(retryDelayMs(null, attempt), options.signal);
           continue;
         }
         throw error;
       }
       if ((response.status === 429 || response.status === 503) && attempt < retries) {
         await response.body?.cancel();
-        await pause(retryAfterMs(response.headers.get('retry-after'), attempt), options.signal);
+        await pause(retryDelayMs(response.headers.get('retry-after'), attempt), options.signal);
         continue;
       }
-      if (!response.ok) throw await errorForResponse(response, method, url);
+      if (!response.ok) throw await exchange.race(errorForResponse(response, method, url));
       if (response.status === 204) return undefined as T;
+      let json: unknown;
       try {
-        return (await response.json()) as T;
+        json = await exchange.race(response.json());
       } catch (cause) {
+        if (exchange.signal.aborted) throw exchange.failure(cause, method, url);
         throw new FlagwireError('INVALID_RESPONSE', `${method} ${url} answered a body that is not JSON`, {
           status: response.status,
           method,
@@ -114,9 +100,9 @@ export async function call<T>(
           cause,
         });
       }
+      return json as T;
     } finally {
-      cancel(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      exchange.end();
     }
   }
 }
