@@ -39,8 +39,14 @@ export function spawnCli(args: string[]): {
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     err += c;
   });
+  // A test that times out or a worker that dies must not leave a server running.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('exit', (code, signal) => {
+      process.off('exit', killOnExit);
+      resolve({ code, signal });
+    }),
   );
   return { child, out: () => out, err: () => err, exited };
 }
