@@ -99,7 +99,7 @@ describe('StreamHub', () => {
     expect(hub.size).toBe(0);
   });
 
-  it('past the total budget of unsent bytes, cuts the streams furthest behind first, and only as many as it takes', () => {
+  it('past the total budget of unsent bytes, cuts the streams furthest behind first, and only as many as it takes', async () => {
     const budget = 16 * 1024;
     const hub = new StreamHub({
       pingIntervalMs: 60_000,
@@ -124,15 +124,23 @@ describe('StreamHub', () => {
         before = after;
       }
     };
+    // The hub checks the total once per turn of the event loop, after the writes left.
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 3; i++) {
       const s = new StalledResponse();
       hub.subscribe(env, req, s as unknown as ServerResponse, undefined);
       slow.push(s);
-      publish(20);
+      for (let j = 0; j < 20; j++) {
+        publish(1);
+        await turn();
+      }
     }
     const unsent = () => slow.filter((s) => !s.destroyed).reduce((n, s) => n + s.writableLength, 0);
     expect(unsent()).toBeLessThanOrEqual(budget);
-    publish(40);
+    for (let j = 0; j < 40; j++) {
+      publish(1);
+      await turn();
+    }
     // Each stream alone stays far below maxBufferedBytes; together they passed the budget.
     expect(slow[0]!.destroyed).toBe(true);
     expect(slow[2]!.destroyed).toBe(false);

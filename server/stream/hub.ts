@@ -42,10 +42,10 @@ export class StreamHub {
   readonly #options: StreamHubOptions;
   readonly #views = new Map<string, SdkView>();
   readonly #streams = new Map<string, Set<Subscriber>>();
-  /** Streams that had unsent bytes after a write (pruned by `#enforceBudget`). */
-  readonly #backlogged = new Set<Subscriber>();
   #count = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** The pending check of the total budget (one per turn of the event loop). */
+  #budgetCheck: NodeJS.Immediate | undefined;
   #closed = false;
 
   constructor(options: StreamHubOptions) {
@@ -77,7 +77,7 @@ export class StreamHub {
     for (const subscriber of this.#streams.get(change.env.id)!) {
       this.#write(subscriber, frame);
     }
-    this.#enforceBudget();
+    this.#checkBudgetSoon();
   }
 
   /** Takes over `res` as an event stream for `env`, resuming after `lastEventId` when it can. */
@@ -120,7 +120,7 @@ export class StreamHub {
       if (this.#count === 0) this.#stopPing();
     });
     this.#write(subscriber, first);
-    this.#enforceBudget();
+    this.#checkBudgetSoon();
     this.#startPing();
   }
 
@@ -133,34 +133,48 @@ export class StreamHub {
       set.clear();
     }
     this.#count = 0;
-    this.#backlogged.clear();
+    if (this.#budgetCheck) clearImmediate(this.#budgetCheck);
+    this.#budgetCheck = undefined;
   }
 
   #write(subscriber: Subscriber, frame: string | Buffer): void {
     const { res } = subscriber;
     if (res.destroyed) return;
     res.write(frame);
-    const unsent = res.writableLength;
-    if (unsent > this.#options.maxBufferedBytes) res.destroy();
-    else if (unsent > 0) this.#backlogged.add(subscriber);
+    if (res.writableLength > this.#options.maxBufferedBytes) res.destroy();
+  }
+
+  /**
+   * Checks the total budget once the writes of this turn have left for the sockets (a write
+   * stays corked until the next tick, so right after it every stream looks behind), once per
+   * turn however many frames went out.
+   */
+  #checkBudgetSoon(): void {
+    if (this.#budgetCheck || this.#closed) return;
+    this.#budgetCheck = setImmediate(() => {
+      this.#budgetCheck = undefined;
+      this.#enforceBudget();
+    });
   }
 
   /** Past the total budget of unsent bytes, cuts the streams furthest behind first. */
   #enforceBudget(): void {
-    if (this.#backlogged.size === 0) return;
     let total = 0;
-    for (const subscriber of this.#backlogged) {
-      const unsent = subscriber.res.destroyed ? 0 : subscriber.res.writableLength;
-      if (unsent === 0) this.#backlogged.delete(subscriber);
-      total += unsent;
+    const behind: Subscriber[] = [];
+    for (const set of this.#streams.values()) {
+      for (const subscriber of set) {
+        const unsent = subscriber.res.destroyed ? 0 : subscriber.res.writableLength;
+        if (unsent === 0) continue;
+        total += unsent;
+        behind.push(subscriber);
+      }
     }
     const budget = this.#options.maxTotalBufferedBytes;
     if (total <= budget) return;
-    const behind = [...this.#backlogged].sort((a, b) => b.res.writableLength - a.res.writableLength);
+    behind.sort((a, b) => b.res.writableLength - a.res.writableLength);
     for (const subscriber of behind) {
       if (total <= budget) break;
       total -= subscriber.res.writableLength;
-      this.#backlogged.delete(subscriber);
       subscriber.res.destroy();
     }
   }
@@ -170,7 +184,7 @@ export class StreamHub {
     this.#timer = setInterval(() => {
       for (const set of this.#streams.values())
         for (const subscriber of set) this.#write(subscriber, PING_FRAME);
-      this.#enforceBudget();
+      this.#checkBudgetSoon();
     }, this.#options.pingIntervalMs);
     this.#timer.unref();
   }
