@@ -25,9 +25,10 @@ export interface CallOptions {
 
 const IDEMPOTENT = new Set(['GET', 'DELETE']);
 
-/** The server's `Retry-After` (at most 30 s), or an exponential delay without one. */
+/** The server's `Retry-After` (at most 30 s), or else 250 ms doubling per attempt (at most 5 s). */
 function retryDelayMs(header: string | null, attempt: number): number {
-  return Math.min(parseRetryAfter(header) ?? 250 * 2 ** attempt, header === null ? 5000 : 30_000);
+  const told = parseRetryAfter(header);
+  return told === undefined ? Math.min(250 * 2 ** attempt, 5000) : Math.min(told, 30_000);
 }
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
