@@ -13,21 +13,13 @@ import { FlagStore, parseEventId } from '../src/client/flag-store.js';
 import type { User } from '../src/client/types.js';
 import { bucketOf, isInRollout } from '../src/core/bucketing.js';
 import { murmur3Prefix } from '../src/core/murmur3.js';
-import { sdkFlag } from '../src/core/sdk-flag.js';
 import type { FlagType, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../src/core/types.js';
+import { applyOp, type Op, opArb } from './helpers/flag-history.js';
 import { check } from './helpers/property-seed.js';
 
 /** A few keys, among them names an object prototype has. */
 const KEYS = ['alpha', 'beta', '__proto__', 'constructor'] as const;
 const EPOCH = 'ep1';
-
-interface Op {
-  key: number;
-  kind: 'upsert' | 'delete';
-  type: FlagType;
-  enabled: boolean;
-  percentage: number;
-}
 
 type State = [string, SdkFlag][];
 
@@ -41,13 +33,7 @@ interface History {
   events: { update: SdkFlagUpdate; eventId: string }[];
 }
 
-const opArb: fc.Arbitrary<Op> = fc.record({
-  key: fc.integer({ min: 0, max: KEYS.length - 1 }),
-  kind: fc.constantFrom('upsert', 'delete'),
-  type: fc.constantFrom<FlagType>('boolean', 'rollout'),
-  enabled: fc.boolean(),
-  percentage: fc.integer({ min: 0, max: 100 }),
-});
+const flagOp = opArb(KEYS.length, ['upsert', 'delete']);
 
 /** Runs the ops on the server-side model: every op is one change, so revisions are 1..n. */
 function buildHistory(ops: readonly Op[]): History {
@@ -58,21 +44,7 @@ function buildHistory(ops: readonly Op[]): History {
   const current = new Map<string, SdkFlag>();
   ops.forEach((op, i) => {
     const revision = i + 1;
-    const key = KEYS[op.key]!;
-    const before = current.get(key);
-    let update: SdkFlagUpdate;
-    if (before && op.kind === 'delete') {
-      current.delete(key);
-      update = { ...sdkFlag(before, revision), enabled: false, deleted: true };
-    } else {
-      // Create (also a delete of a missing key becomes a create) or update (type is kept).
-      const after = sdkFlag(
-        { key, type: before ? before.type : op.type, enabled: op.enabled, percentage: op.percentage },
-        revision,
-      );
-      current.set(key, after);
-      update = after;
-    }
+    const update = applyOp(current, KEYS[op.key]!, op, revision);
     states.push(sorted(structuredClone([...current])));
     events.push({ update: Object.freeze({ ...update }), eventId: `${EPOCH}:${revision}` });
   });
@@ -91,7 +63,7 @@ const contents = (store: FlagStore): State => sorted(store.flags);
 
 /** A history and a snapshot revision in 0..n. */
 const historyArb = fc
-  .array(opArb, { minLength: 1, maxLength: 30 })
+  .array(flagOp, { minLength: 1, maxLength: 30 })
   .chain((ops) => fc.tuple(fc.constant(ops), fc.integer({ min: 0, max: ops.length })));
 
 describe('FlagStore ordering (model-based)', () => {

@@ -25,13 +25,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkFlag } from '../src/core/sdk-flag.js';
 import {
   createClient,
-  type FlagType,
   type FlagwireClient,
   isInRollout,
   type SdkFlag,
   type SdkFlagUpdate,
   type SdkSnapshot,
 } from '../src/index.js';
+import { applyOp, type Op, opArb } from './helpers/flag-history.js';
 import { PROPERTY_SEED, params } from './helpers/property-seed.js';
 
 const RUNS = { valid: 200, gaps: 200, malformed: 200 };
@@ -56,14 +56,6 @@ const EPOCHS = ['gbGLHjA7GAQm', 'Zx9-ep_2', 'ép:3'] as const;
 
 // ---------------------------------------------------------------- histories (server side)
 
-interface Op {
-  key: number;
-  kind: 'upsert' | 'delete';
-  type: FlagType;
-  enabled: boolean;
-  percentage: number;
-}
-
 type Flags = Record<string, SdkFlag>;
 
 interface History {
@@ -77,13 +69,7 @@ interface History {
   updates: SdkFlagUpdate[];
 }
 
-const opArb: fc.Arbitrary<Op> = fc.record({
-  key: fc.integer({ min: 0, max: KEYS.length - 1 }),
-  kind: fc.constantFrom('upsert', 'upsert', 'delete'),
-  type: fc.constantFrom<FlagType>('boolean', 'rollout'),
-  enabled: fc.boolean(),
-  percentage: fc.integer({ min: 0, max: 100 }),
-});
+const flagOp = opArb(KEYS.length, ['upsert', 'upsert', 'delete']);
 
 /** `Object.fromEntries`-style record building, so every key is an own property. */
 function record(entries: Iterable<[string, SdkFlag]>): Flags {
@@ -97,21 +83,7 @@ function buildHistory(epoch: string, base: number, ops: readonly Op[]): History 
   const states: Flags[] = [{}];
   const updates: SdkFlagUpdate[] = [{ key: '', type: 'boolean', enabled: false, version: 0 }];
   ops.forEach((op, i) => {
-    const version = base + i + 1;
-    const key = KEYS[op.key]!;
-    const before = current.get(key);
-    if (before && op.kind === 'delete') {
-      current.delete(key);
-      updates.push({ ...sdkFlag(before, version), enabled: false, deleted: true });
-    } else {
-      // A create (a delete of a missing key becomes one) or an update (the type is kept).
-      const after = sdkFlag(
-        { key, type: before ? before.type : op.type, enabled: op.enabled, percentage: op.percentage },
-        version,
-      );
-      current.set(key, after);
-      updates.push(after);
-    }
+    updates.push(applyOp(current, KEYS[op.key]!, op, base + i + 1));
     states.push(record(structuredClone([...current])));
   });
   return { epoch, base, n: ops.length, states, updates };
@@ -271,7 +243,7 @@ const reloadsArb = fc.array(
 function scriptArb(stepArb: fc.Arbitrary<Step>): fc.Arbitrary<Script> {
   return fc
     .record({
-      ops: fc.array(fc.array(opArb, { minLength: 1, maxLength: 18 }), { minLength: 1, maxLength: 3 }),
+      ops: fc.array(fc.array(flagOp, { minLength: 1, maxLength: 18 }), { minLength: 1, maxLength: 3 }),
       bases: fc.shuffledSubarray([0, 1, 2], { minLength: 3, maxLength: 3 }),
       starts: fc.array(fc.nat(), { minLength: 3, maxLength: 3 }),
       steps: fc.array(stepArb, { maxLength: 50 }),
