@@ -3,31 +3,19 @@
  * another origin, connects to the reference server with a read-only key over the stream
  * (so the `Authorization` header works from a browser) and sees a flag flip live.
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { build } from 'esbuild';
-import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { useChromium } from './helpers/browser.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 let t: TestServer;
 let page: Server;
 let pageUrl: string;
-let browser: Browser;
+const browser = useChromium();
 let bundle: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (CI does)`);
   const result = await build({
     entryPoints: [new URL('./fixtures/browser-page.ts', import.meta.url).pathname],
     bundle: true,
@@ -50,11 +38,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
   pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
   page?.close();
   await t?.close();
 });
@@ -66,7 +52,7 @@ it('bundles for the browser without any node: module', () => {
 
 it('follows a flag live over the stream from another origin with a read-only key', async () => {
   await t.api('POST', '/flags', { key: 'browser-flag', type: 'boolean' });
-  const tab = await browser.newPage();
+  const tab = await browser().newPage();
   const consoleErrors: string[] = [];
   tab.on('pageerror', (e) => consoleErrors.push(e.message));
   const query = new URLSearchParams({ base: t.base, key: KEYS.acmeProdRead });
