@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseConfig } from './config.js';
-import type { StartServerOptions } from './options.js';
+import { ADMIN_TOKEN_RULE, type StartServerOptions } from './options.js';
 import { startServer } from './start-server.js';
 
 const USAGE = `Usage: flagwire-server [options]
@@ -22,6 +22,9 @@ const USAGE = `Usage: flagwire-server [options]
                            delays between webhook delivery attempts, in milliseconds
                            (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
   --webhook-timeout MS     time a receiver has to answer a delivery (default 15000)
+  --admin-token TOKEN      the dashboard's admin token (default: FLAGWIRE_ADMIN_TOKEN, the
+                           config's adminToken, else one generated and kept in the store)
+  --no-dashboard           serve no dashboard at / and no admin API
   -h, --help               show this help`;
 
 class UsageError extends Error {}
@@ -52,6 +55,8 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'ping-interval': { type: 'string' },
       'webhook-retry-delays': { type: 'string' },
       'webhook-timeout': { type: 'string' },
+      'admin-token': { type: 'string' },
+      'no-dashboard': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +85,13 @@ function parse(argv: string[]): StartServerOptions | undefined {
   }
   const timeout = number('webhook-timeout', values['webhook-timeout'], (n) => Number.isFinite(n) && n > 0);
   if (timeout !== undefined) options.webhookTimeoutMs = timeout;
+  if (values['no-dashboard']) options.dashboard = false;
+  const adminToken = values['admin-token'] ?? (process.env.FLAGWIRE_ADMIN_TOKEN || undefined);
+  if (adminToken !== undefined) {
+    if (!ADMIN_TOKEN_RULE.test(adminToken))
+      throw new UsageError('the admin token must be 16 to 256 printable characters without spaces');
+    options.adminToken = adminToken;
+  }
   if (values.config !== undefined) {
     let text: string;
     try {
@@ -148,6 +160,7 @@ async function main(): Promise<void> {
     );
   }
   lines.push(`management API: ${server.url}/api/v1`);
+  if (server.dashboardUrl) lines.push(`dashboard: ${server.dashboardUrl}`);
   process.stdout.write(`${lines.join('\n')}\nflagwire-server listening on ${server.url}\n`);
 }
 

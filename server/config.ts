@@ -6,6 +6,7 @@
 import { API_KEY_PATTERN, FLAG_KEY_PATTERN } from '../src/core/limits.js';
 import type { FlagType } from '../src/core/types.js';
 import { validateCreateFlag } from '../src/core/validation.js';
+import { ADMIN_TOKEN_RULE } from './options.js';
 import type { Access } from './state/model.js';
 
 export interface ConfigFlag {
@@ -38,6 +39,8 @@ export interface ConfigProject {
 /** The reference server's configuration: what `--config FILE` holds. */
 export interface FlagwireConfig {
   projects: ConfigProject[];
+  /** The dashboard's admin token (`docs/protocol.md` §10.2); `--admin-token` wins over it. */
+  adminToken?: string;
 }
 
 export class ConfigError extends Error {
@@ -77,7 +80,13 @@ function arrayAt(value: unknown, path: string): unknown[] {
 /** Validates a parsed config; throws `ConfigError` naming the first problem. */
 export function parseConfig(raw: unknown): FlagwireConfig {
   if (!isObject(raw)) throw new ConfigError('config: must be a JSON object with "projects"');
-  checkFields(raw, ['projects'], 'config');
+  checkFields(raw, ['projects', 'adminToken'], 'config');
+  if (
+    raw.adminToken !== undefined &&
+    (typeof raw.adminToken !== 'string' || !ADMIN_TOKEN_RULE.test(raw.adminToken))
+  ) {
+    throw new ConfigError('adminToken: must be 16 to 256 printable characters without spaces');
+  }
   const seenKeys = new Set<string>();
   const projectKeys = new Set<string>();
   const projects = arrayAt(raw.projects, 'projects').map((p, pi): ConfigProject => {
@@ -125,5 +134,5 @@ export function parseConfig(raw: unknown): FlagwireConfig {
     });
     return { key, environments };
   });
-  return { projects };
+  return typeof raw.adminToken === 'string' ? { projects, adminToken: raw.adminToken } : { projects };
 }

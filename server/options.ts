@@ -105,6 +105,22 @@ export interface StartServerOptions {
    */
   webhookSecretGraceMs?: number;
   /**
+   * Serve the dashboard at `/` and its admin API at `/admin/api` (`docs/protocol.md` §10).
+   * @default true
+   */
+  dashboard?: boolean;
+  /**
+   * The admin credential of the dashboard: 16 to 256 printable characters without spaces.
+   * Without it: the config file's `adminToken`, else one the server generates on first start
+   * and stores (a durable server keeps it across restarts).
+   */
+  adminToken?: string;
+  /**
+   * Flag changes kept per environment for the dashboard's history (oldest dropped first).
+   * @default 10000
+   */
+  historyLimit?: number;
+  /**
    * Where the server reports warnings and internal errors; `false` silences it.
    * @default warnings and errors to `console.error`
    */
@@ -130,8 +146,14 @@ export interface ResolvedServerOptions {
   webhookConcurrency: number;
   webhookConcurrencyPerWebhook: number;
   webhookSecretGraceMs: number;
+  dashboard: boolean;
+  adminToken: string | undefined;
+  historyLimit: number;
   logger: Logger;
 }
+
+/** What an admin token may be (`docs/protocol.md` §10.2). */
+export const ADMIN_TOKEN_RULE = /^[\x21-\x7e]{16,256}$/;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -167,6 +189,13 @@ function retryDelays(value: number[] | undefined): number[] {
     throw new TypeError('startServer: "webhookRetryDelaysMs" must be an array of non-negative milliseconds');
   }
   return [...value];
+}
+
+function adminToken(value: string | undefined): string | undefined {
+  if (value !== undefined && (typeof value !== 'string' || !ADMIN_TOKEN_RULE.test(value))) {
+    throw new TypeError('startServer: "adminToken" must be 16 to 256 printable characters without spaces');
+  }
+  return value;
 }
 
 export function resolveServerOptions(options: StartServerOptions = {}): ResolvedServerOptions {
@@ -215,6 +244,9 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
       ),
     ),
     webhookSecretGraceMs: positive('webhookSecretGraceMs', options.webhookSecretGraceMs, 24 * HOUR),
+    dashboard: options.dashboard ?? true,
+    adminToken: adminToken(options.adminToken ?? options.config?.adminToken),
+    historyLimit: Math.floor(positive('historyLimit', options.historyLimit, 10_000)),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };
 }

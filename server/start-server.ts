@@ -5,17 +5,24 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from './config.js';
+import { AdminEvents } from './dashboard/events.js';
+import { ADMIN_HEADERS, createDashboardHandler } from './dashboard/handler.js';
+import { adminRoutes } from './dashboard/routes.js';
+import { AdminAuth } from './dashboard/session.js';
+import { DashboardAssets } from './dashboard/static.js';
 import { ApiError } from './errors.js';
-import { createRequestHandler } from './http/app.js';
+import { createApiHandler, guarded } from './http/app.js';
 import { type Grant, KeyRing } from './http/auth.js';
 import { ClientErrorResponder } from './http/client-errors.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
 import { sendError } from './http/respond.js';
+import { splitTarget } from './http/router.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
+import { AdminService, grantsOf } from './state/admin-service.js';
 import type { Access, Environment } from './state/model.js';
-import { applyOp, type Database, fromSnapshot, toSnapshot } from './state/ops.js';
+import { applyOp, createDatabase, fromSnapshot, toSnapshot } from './state/ops.js';
 import { FlagService } from './state/service.js';
 import { createFileStorage } from './store/file-storage.js';
 import { createMemoryStorage } from './store/memory-storage.js';
@@ -40,6 +47,10 @@ export interface FlagwireServer {
   readonly keys: readonly ServerKey[];
   /** Number of open event streams. */
   readonly streamCount: number;
+  /** The dashboard's admin token (`docs/protocol.md` §10.2); `undefined` with `dashboard: false`. */
+  readonly adminToken: string | undefined;
+  /** The URL that opens the dashboard signed in (`${url}/#token=...`); `undefined` when it is off. */
+  readonly dashboardUrl: string | undefined;
   /** Stops listening, ends streams, flushes and closes the store. Idempotent. */
   close(): Promise<void>;
 }
@@ -49,21 +60,29 @@ export const DEFAULT_ENVIRONMENT = 'development';
 
 async function setUpEnvironments(
   service: FlagService,
+  db: ReturnType<typeof createDatabase>,
   options: ReturnType<typeof resolveServerOptions>,
-): Promise<{ envs: Environment[]; grants: Grant[] }> {
+): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
   const envs: Environment[] = [];
-  const grants: Grant[] = [];
+  const grants: Array<{ digest: Buffer; grant: Grant }> = [];
   if (!options.config) {
     const env = await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true);
     envs.push(env);
-    for (const { key, access } of env.generatedKeys) grants.push({ env, key, access });
-    return { envs, grants };
+    grants.push(...grantsOf(env, []));
+  } else {
+    for (const project of options.config.projects) {
+      for (const environment of project.environments) {
+        const env = await service.ensureEnvironment(project.key, environment.key, false);
+        envs.push(env);
+        grants.push(...grantsOf(env, environment.apiKeys ?? []));
+      }
+    }
   }
-  for (const project of options.config.projects) {
-    for (const environment of project.environments) {
-      const env = await service.ensureEnvironment(project.key, environment.key, false);
+  // Environments created in the dashboard are served whatever the config says (§10.3).
+  for (const env of db.values()) {
+    if (env.source === 'dashboard' && !envs.includes(env)) {
       envs.push(env);
-      for (const { key, access } of environment.apiKeys ?? []) grants.push({ env, key, access });
+      grants.push(...grantsOf(env, []));
     }
   }
   return { envs, grants };
@@ -118,7 +137,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   let stopDispatcher: (() => Promise<void>) | undefined;
   try {
     const loaded = await storage.load();
-    const db: Database = loaded.snapshot ? fromSnapshot(loaded.snapshot) : new Map();
+    const db = loaded.snapshot ? fromSnapshot(loaded.snapshot) : createDatabase();
+    db.historyLimit = resolved.historyLimit;
     for (const entry of loaded.entries) for (const op of entry) applyOp(db, op);
     storage.setSnapshotSource(() => toSnapshot(db));
 
@@ -143,19 +163,50 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     });
     service.setPlanner(dispatcher.plan);
     service.onChange(dispatcher.committed);
-    const { envs, grants } = await setUpEnvironments(service, resolved);
+    const { envs, grants } = await setUpEnvironments(service, db, resolved);
     for (const env of envs) hub.addEnvironment(env);
     await seedFlags(service, envs, resolved);
     const keyRing = new KeyRing(grants);
+    const adminEvents = new AdminEvents(() => {
+      const counts: Record<string, number> = {};
+      for (const env of admin.environments) counts[env.id] = hub.countOf(env.id);
+      return counts;
+    });
+    const admin = new AdminService(db, service, keyRing, envs, {
+      environment: (env) => hub.addEnvironment(env),
+      structure: () => adminEvents.structure(),
+      revoked: (grant) => hub.closeStreamsOf(grant),
+    });
+    service.onChange((change) => adminEvents.change(change));
+    hub.onCountChange(() => adminEvents.countsChanged());
+    const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();
-    const routes = [
-      ...sdkRoutes(hub),
+    const envRoutes = [
       ...flagRoutes(service),
       ...webhookRoutes(service, dispatcher, resolved.webhookSecretGraceMs),
     ];
-    const handle = createRequestHandler(routes, keyRing, logger);
+    const api = createApiHandler([...sdkRoutes(hub), ...envRoutes], keyRing);
+    const dashboard = adminToken
+      ? createDashboardHandler({
+          auth: new AdminAuth(adminToken),
+          admin,
+          assets: new DashboardAssets(),
+          routes: adminRoutes({ admin, flags: service, hub, events: adminEvents, headers: ADMIN_HEADERS }),
+          envRoutes,
+        })
+      : undefined;
+    const handle = guarded((req, res) => {
+      if (dashboard) {
+        const target = splitTarget(req.url);
+        if (target) {
+          const answered = dashboard(req, res, target.path, target.query);
+          if (answered !== false) return answered;
+        }
+      }
+      return api(req, res);
+    }, logger);
     const clientErrors = new ClientErrorResponder();
     const http = createServer(
       // A request without Host is served like any other (HTTP/1.0 clients, raw tools).
@@ -177,17 +228,21 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const address = await listen(http, resolved.port, resolved.host, resolved.listenBacklog);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '[::1]' : shownHost}:${address.port}`;
-    const keys: ServerKey[] = grants.map(({ env, key, access }) => ({
-      project: env.project,
-      environment: env.environment,
-      key,
-      access,
-    }));
+    const keys: ServerKey[] = [];
+    for (const env of envs) {
+      const configEnv = resolved.config?.projects
+        .find((p) => p.key === env.project)
+        ?.environments.find((e) => e.key === env.environment);
+      for (const { key, access } of [...(configEnv?.apiKeys ?? []), ...env.generatedKeys]) {
+        keys.push({ project: env.project, environment: env.environment, key, access });
+      }
+    }
 
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       hub.close();
+      adminEvents.close();
       http.closeIdleConnections();
       await dispatcher.close();
       await storage.close();
@@ -203,6 +258,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       get streamCount() {
         return hub.size;
       },
+      adminToken,
+      dashboardUrl: adminToken ? `${url}/#token=${adminToken}` : undefined,
       close() {
         closing ??= close();
         return closing;

@@ -26,6 +26,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredDelivery, StoredFlag, StoredWebhook } from '../server/state/model.js';
 import {
   applyOp,
+  createDatabase,
   type Database,
   fromSnapshot,
   type Op,
@@ -397,7 +398,7 @@ async function drive(
   tails: Buffer[] | undefined,
 ): Promise<{ live: Opened; model: Database }> {
   const live = await open(dir, s);
-  const model: Database = new Map();
+  const model: Database = createDatabase();
   const inFlight: Promise<void>[] = [];
   const all = [s.envs, ...entries];
   const steps: Step[] = [{ drafts: [], awaited: true, checkpoint: false }, ...s.steps];

@@ -52,6 +52,10 @@ function environment(): Environment {
     webhooks: new Map(),
     deliveries: new Map(),
     generatedKeys: [],
+    source: 'config',
+    createdAt: '',
+    apiKeys: [],
+    history: [],
   };
 }
 
@@ -87,7 +91,7 @@ describe('StreamHub', () => {
     let before: StoredFlag | null = null;
     for (let revision = 1; revision <= 200; revision++) {
       const after = flag(revision);
-      hub.publish({ env, revision, before, after, at: '', deliveries: [] });
+      hub.publish({ env, revision, before, after, at: '', deliveries: [], actor: { type: 'dashboard' } });
       before = after;
     }
     expect(slow.destroyed).toBe(true);
@@ -120,7 +124,7 @@ describe('StreamHub', () => {
     const publish = (count: number) => {
       for (let i = 0; i < count; i++) {
         const after = flag(++revision);
-        hub.publish({ env, revision, before, after, at: '', deliveries: [] });
+        hub.publish({ env, revision, before, after, at: '', deliveries: [], actor: { type: 'dashboard' } });
         before = after;
       }
     };
@@ -163,7 +167,15 @@ describe('StreamHub', () => {
     const env = environment();
     hub.addEnvironment(env);
     for (let revision = 1; revision <= 12; revision++) {
-      hub.publish({ env, revision, before: null, after: flag(revision), at: '', deliveries: [] });
+      hub.publish({
+        env,
+        revision,
+        before: null,
+        after: flag(revision),
+        at: '',
+        deliveries: [],
+        actor: { type: 'dashboard' },
+      });
     }
     const view = hub.view(env);
     expect(view.framesSince('E:12')).toEqual([]);

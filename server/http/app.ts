@@ -9,7 +9,7 @@ import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { KeyRing } from './auth.js';
 import { readJsonBody } from './body.js';
 import { CORS_HEADERS, sendEmpty, sendError } from './respond.js';
-import { matchRoute, type Route, splitTarget } from './router.js';
+import { type Authenticated, matchRoute, type Route, splitTarget } from './router.js';
 
 export interface Logger {
   info(message: string): void;
@@ -23,54 +23,55 @@ const PREFLIGHT_HEADERS = {
   'access-control-max-age': '86400',
 };
 
-function notFoundRoute(path: string): ApiError {
+export function notFoundRoute(path: string): ApiError {
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
   return new ApiError(404, 'NOT_FOUND', `no route for ${JSON.stringify(shown)}; the API lives under /api/v1`);
 }
 
-export function createRequestHandler(
-  routes: readonly Route[],
-  keys: KeyRing,
+/**
+ * Runs a matched route for an authenticated grant: method (405), access level (403), body
+ * (413/415/400), handler. Shared by `/api/v1` and the dashboard's admin API, which calls the
+ * same flag and webhook routes (`docs/protocol.md` §10).
+ */
+export function invokeRoute<G extends Authenticated>(
+  route: Route<G>,
+  params: Record<string, string>,
+  grant: G,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+): Promise<void> | void {
+  const method = req.method ?? 'GET';
+  const spec = route.methods[method === 'HEAD' ? 'GET' : method];
+  if (!spec) {
+    throw new ApiError(
+      405,
+      'METHOD_NOT_ALLOWED',
+      `${method} is not allowed on ${path}; allowed: ${route.allow}`,
+      {
+        allow: route.allow,
+      },
+    );
+  }
+  if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
+  // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
+  if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query });
+  return readJsonBody(req).then((body) => {
+    if (body === undefined)
+      throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
+    return spec.handler({ req, res, grant, params, body, query });
+  });
+}
+
+/**
+ * Wraps a handler so that whatever it throws or rejects with becomes a JSON error (an
+ * `ApiError` as itself, anything else as a logged 500), and a client that went away is let go.
+ */
+export function guarded(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
   logger: Logger,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  function handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
-    const target = splitTarget(req.url);
-    if (!target) throw notFoundRoute(req.url ?? '');
-    const match = matchRoute(routes, target.path);
-    if (!match) throw notFoundRoute(target.path);
-    const { route, params } = match;
-    const method = req.method ?? 'GET';
-    if (method === 'OPTIONS') {
-      sendEmpty(res, 204, {
-        ...PREFLIGHT_HEADERS,
-        allow: route.allow,
-        'access-control-allow-methods': route.allow,
-      });
-      return;
-    }
-    const grant = keys.authenticateOn(req.socket, req.headers.authorization);
-    if (!grant) throw unauthorized();
-    const spec = route.methods[method === 'HEAD' ? 'GET' : method];
-    if (!spec) {
-      throw new ApiError(
-        405,
-        'METHOD_NOT_ALLOWED',
-        `${method} is not allowed on ${target.path}; allowed: ${route.allow}`,
-        {
-          allow: route.allow,
-        },
-      );
-    }
-    if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
-    // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
-    if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query: target.query });
-    return readJsonBody(req).then((body) => {
-      if (body === undefined)
-        throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
-      return spec.handler({ req, res, grant, params, body, query: target.query });
-    });
-  }
-
   return (req, res) => {
     req.on('error', () => {});
     res.on('error', () => {});
@@ -104,4 +105,37 @@ export function createRequestHandler(
       fail(error);
     }
   };
+}
+
+/** The `/api/v1` (and root SDK) handler, authenticated by API keys. */
+export function createApiHandler(
+  routes: readonly Route[],
+  keys: KeyRing,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> | void {
+  return (req, res) => {
+    const target = splitTarget(req.url);
+    if (!target) throw notFoundRoute(req.url ?? '');
+    const match = matchRoute(routes, target.path);
+    if (!match) throw notFoundRoute(target.path);
+    const { route, params } = match;
+    if (req.method === 'OPTIONS') {
+      sendEmpty(res, 204, {
+        ...PREFLIGHT_HEADERS,
+        allow: route.allow,
+        'access-control-allow-methods': route.allow,
+      });
+      return;
+    }
+    const grant = keys.authenticateOn(req.socket, req.headers.authorization);
+    if (!grant) throw unauthorized();
+    return invokeRoute(route, params, grant, req, res, target.path, target.query);
+  };
+}
+
+export function createRequestHandler(
+  routes: readonly Route[],
+  keys: KeyRing,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return guarded(createApiHandler(routes, keys), logger);
 }

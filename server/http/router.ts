@@ -4,12 +4,18 @@
  * `/api/v1`; the SDK routes answer there and at the root (`docs/protocol.md` §1).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Access } from '../state/model.js';
 import type { Grant } from './auth.js';
 
-export interface RequestContext {
+/** What a request was authenticated as: an API key's grant, or the dashboard's admin. */
+export interface Authenticated {
+  access: Access;
+}
+
+export interface RequestContext<G extends Authenticated = Grant> {
   req: IncomingMessage;
   res: ServerResponse;
-  grant: Grant;
+  grant: G;
   params: Record<string, string>;
   /** Parsed JSON body, for methods declared with `body: true`. */
   body: unknown;
@@ -17,8 +23,8 @@ export interface RequestContext {
   query: string;
 }
 
-export interface MethodSpec {
-  handler: (ctx: RequestContext) => Promise<void> | void;
+export interface MethodSpec<G extends Authenticated = Grant> {
+  handler: (ctx: RequestContext<G>) => Promise<void> | void;
   /** Whether a read-only key may call it. */
   readOnly: boolean;
   /** Whether the method takes a JSON body. */
@@ -27,21 +33,21 @@ export interface MethodSpec {
   action: string;
 }
 
-export interface Route {
+export interface Route<G extends Authenticated = Grant> {
   pattern: string;
   segments: string[];
   /** Available at the root too, not only under `/api/v1` (the SDK routes). */
   root: boolean;
-  methods: Partial<Record<string, MethodSpec>>;
+  methods: Partial<Record<string, MethodSpec<G>>>;
   /** Value of the `Allow` header. */
   allow: string;
 }
 
-export function defineRoute(
+export function defineRoute<G extends Authenticated = Grant>(
   pattern: string,
-  methods: Partial<Record<string, MethodSpec>>,
+  methods: Partial<Record<string, MethodSpec<G>>>,
   root = false,
-): Route {
+): Route<G> {
   const names = Object.keys(methods);
   if (names.includes('GET')) names.push('HEAD');
   names.push('OPTIONS');
@@ -74,10 +80,10 @@ function decode(segment: string): string {
   }
 }
 
-export function matchRoute(
-  routes: readonly Route[],
+export function matchRoute<G extends Authenticated>(
+  routes: readonly Route<G>[],
   path: string,
-): { route: Route; params: Record<string, string> } | undefined {
+): { route: Route<G>; params: Record<string, string> } | undefined {
   let rest: string;
   let underApi: boolean;
   if (path.startsWith(API_PREFIX)) {

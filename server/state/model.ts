@@ -9,6 +9,46 @@ export interface ApiKeyGrant {
   access: Access;
 }
 
+/**
+ * Through which credential a change was made (`docs/protocol.md` §10.3): an API key (by its
+ * hint, never the key), the dashboard, or the config file (a seed flag).
+ */
+export type Actor =
+  | { type: 'api-key'; hint: string; name?: string }
+  | { type: 'dashboard' }
+  | { type: 'config' };
+
+/** An API key created in the dashboard: only its SHA-256 digest is kept. */
+export interface StoredApiKey {
+  /** `key_` + random. */
+  id: string;
+  name: string | null;
+  access: Access;
+  /** Hex SHA-256 of the key. */
+  digest: string;
+  /** `fw_live_…` + the key's last four characters. */
+  hint: string;
+  createdAt: string;
+}
+
+/** Where a project or environment comes from: the config file, the default set-up, the dashboard. */
+export type Source = 'config' | 'default' | 'dashboard';
+
+export interface StoredProject {
+  key: string;
+  createdAt: string;
+}
+
+/** One committed flag change as the history shows it (`docs/protocol.md` §10.3). */
+export interface HistoryEntry {
+  revision: number;
+  at: string;
+  flag: string;
+  action: 'created' | 'updated' | 'deleted';
+  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  actor: Actor;
+}
+
 /** A flag as stored: the management fields plus bookkeeping. */
 export interface StoredFlag {
   key: string;
@@ -82,6 +122,23 @@ export interface Environment {
   deliveries: Map<string, StoredDelivery>;
   /** Keys the server generated for this environment (the default project); config keys are not stored. */
   generatedKeys: ApiKeyGrant[];
+  /** Where the environment comes from; `default` for one stored before this was recorded. */
+  source: Source;
+  createdAt: string;
+  /** Keys created in the dashboard (digests only). */
+  apiKeys: StoredApiKey[];
+  /** Committed flag changes, oldest first, at most the server's `historyLimit`. */
+  history: HistoryEntry[];
+}
+
+/** Every environment by id, plus what spans them: projects made in the dashboard, the admin token. */
+export class Database extends Map<string, Environment> {
+  /** Projects created in the dashboard (config and default projects exist through their environments). */
+  readonly projects = new Map<string, StoredProject>();
+  /** The admin token the server generated on its first start, if it did. */
+  adminToken: string | undefined;
+  /** How many history entries an environment keeps. */
+  historyLimit = 10_000;
 }
 
 /** A committed flag change: the seam for the stream and webhook delivery. */
@@ -94,4 +151,5 @@ export interface FlagChange {
   at: string;
   /** Webhook deliveries committed with the change (`docs/protocol.md` §8). */
   deliveries: StoredDelivery[];
+  actor: Actor;
 }

@@ -3,16 +3,47 @@
  * suffix of the log again onto a state that already holds it changes nothing
  * (`docs/protocol.md` §7, storage).
  */
-import type { ApiKeyGrant, Environment, StoredDelivery, StoredFlag, StoredWebhook } from './model.js';
+import { historyEntry, recordHistory } from './history.js';
+import {
+  type Actor,
+  type ApiKeyGrant,
+  Database,
+  type Environment,
+  type HistoryEntry,
+  type Source,
+  type StoredApiKey,
+  type StoredDelivery,
+  type StoredFlag,
+  type StoredProject,
+  type StoredWebhook,
+} from './model.js';
+
+export { Database };
+
+/** Changes from before the history recorded actors were made through an API key. */
+const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
 
 export type Op =
-  | { t: 'env'; id: string; project: string; environment: string; epoch: string; keys: ApiKeyGrant[] }
-  | { t: 'flag'; env: string; rev: number; flag: StoredFlag }
-  | { t: 'flag-del'; env: string; rev: number; key: string }
+  | {
+      t: 'env';
+      id: string;
+      project: string;
+      environment: string;
+      epoch: string;
+      keys: ApiKeyGrant[];
+      source?: Source;
+      createdAt?: string;
+    }
+  | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor }
+  | { t: 'flag-del'; env: string; rev: number; key: string; at?: string; by?: Actor }
   | { t: 'webhook'; env: string; webhook: StoredWebhook }
   | { t: 'webhook-del'; env: string; id: string }
   | { t: 'delivery'; env: string; delivery: StoredDelivery }
-  | { t: 'delivery-del'; env: string; id: string };
+  | { t: 'delivery-del'; env: string; id: string }
+  | { t: 'project'; project: StoredProject }
+  | { t: 'key'; env: string; key: StoredApiKey }
+  | { t: 'key-del'; env: string; id: string }
+  | { t: 'admin'; token: string };
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {
@@ -26,11 +57,19 @@ export interface SnapshotData {
     flags: StoredFlag[];
     webhooks: StoredWebhook[];
     deliveries?: StoredDelivery[];
+    source?: Source;
+    createdAt?: string;
+    apiKeys?: StoredApiKey[];
+    history?: HistoryEntry[];
   }>;
+  projects?: StoredProject[];
+  adminToken?: string;
 }
 
-/** All environments, by id. */
-export type Database = Map<string, Environment>;
+/** An empty database. */
+export function createDatabase(): Database {
+  return new Database();
+}
 
 function envOf(db: Database, id: string): Environment {
   const env = db.get(id);
@@ -55,19 +94,44 @@ export function applyOp(db: Database, op: Op): void {
           webhooks: new Map(),
           deliveries: new Map(),
           generatedKeys: op.keys,
+          source: op.source ?? 'default',
+          createdAt: op.createdAt ?? new Date(0).toISOString(),
+          apiKeys: [],
+          history: [],
         });
       return;
     }
     case 'flag': {
       const env = envOf(db, op.env);
+      if (op.rev > env.revision) {
+        const entry = historyEntry(
+          op.rev,
+          op.flag.updatedAt,
+          env.flags.get(op.flag.key),
+          op.flag,
+          op.by ?? UNKNOWN_ACTOR,
+        );
+        recordHistory(env, entry, db.historyLimit);
+        env.revision = op.rev;
+      }
       env.flags.set(op.flag.key, op.flag);
-      if (op.rev > env.revision) env.revision = op.rev;
       return;
     }
     case 'flag-del': {
       const env = envOf(db, op.env);
+      const before = env.flags.get(op.key);
+      if (op.rev > env.revision) {
+        if (before) {
+          const at = op.at ?? before.updatedAt;
+          recordHistory(
+            env,
+            historyEntry(op.rev, at, before, undefined, op.by ?? UNKNOWN_ACTOR),
+            db.historyLimit,
+          );
+        }
+        env.revision = op.rev;
+      }
       env.flags.delete(op.key);
-      if (op.rev > env.revision) env.revision = op.rev;
       return;
     }
     case 'webhook':
@@ -86,11 +150,27 @@ export function applyOp(db: Database, op: Op): void {
     case 'delivery-del':
       envOf(db, op.env).deliveries.delete(op.id);
       return;
+    case 'project':
+      db.projects.set(op.project.key, op.project);
+      return;
+    case 'key': {
+      const env = envOf(db, op.env);
+      env.apiKeys = [...env.apiKeys.filter((k) => k.id !== op.key.id), op.key];
+      return;
+    }
+    case 'key-del': {
+      const env = envOf(db, op.env);
+      env.apiKeys = env.apiKeys.filter((k) => k.id !== op.id);
+      return;
+    }
+    case 'admin':
+      db.adminToken = op.token;
+      return;
   }
 }
 
 export function toSnapshot(db: Database): SnapshotData {
-  return {
+  const snapshot: SnapshotData = {
     envs: [...db.values()].map((env) => ({
       id: env.id,
       project: env.project,
@@ -101,12 +181,19 @@ export function toSnapshot(db: Database): SnapshotData {
       flags: [...env.flags.values()],
       webhooks: [...env.webhooks.values()],
       deliveries: [...env.deliveries.values()],
+      source: env.source,
+      createdAt: env.createdAt,
+      apiKeys: env.apiKeys,
+      history: env.history,
     })),
+    projects: [...db.projects.values()],
   };
+  if (db.adminToken !== undefined) snapshot.adminToken = db.adminToken;
+  return snapshot;
 }
 
 export function fromSnapshot(data: SnapshotData): Database {
-  const db: Database = new Map();
+  const db = createDatabase();
   for (const e of data.envs) {
     db.set(e.id, {
       id: e.id,
@@ -118,7 +205,13 @@ export function fromSnapshot(data: SnapshotData): Database {
       webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
       deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
       generatedKeys: e.keys,
+      source: e.source ?? 'default',
+      createdAt: e.createdAt ?? new Date(0).toISOString(),
+      apiKeys: e.apiKeys ?? [],
+      history: e.history ?? [],
     });
   }
+  for (const project of data.projects ?? []) db.projects.set(project.key, project);
+  if (data.adminToken !== undefined) db.adminToken = data.adminToken;
   return db;
 }

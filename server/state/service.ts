@@ -18,8 +18,18 @@ import type {
 import { ApiError, flagNotFound, webhookNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
 import { signingSecret } from '../webhooks/events.js';
+import { readHistory } from './history.js';
 import { newApiKey, newEpoch, newWebhookId, newWebhookSecret } from './ids.js';
-import type { ApiKeyGrant, Environment, FlagChange, StoredFlag, StoredWebhook } from './model.js';
+import type {
+  Actor,
+  ApiKeyGrant,
+  Environment,
+  FlagChange,
+  HistoryEntry,
+  Source,
+  StoredFlag,
+  StoredWebhook,
+} from './model.js';
 import { applyOp, type Database, type Op } from './ops.js';
 import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
 
@@ -61,7 +71,12 @@ export class FlagService {
    * The environment `project/environment`, created (with a fresh epoch) if the store
    * has none. `generateKeys` gives a new environment one full and one read-only key.
    */
-  async ensureEnvironment(project: string, environment: string, generateKeys: boolean): Promise<Environment> {
+  async ensureEnvironment(
+    project: string,
+    environment: string,
+    generateKeys: boolean,
+    source: Source = generateKeys ? 'default' : 'config',
+  ): Promise<Environment> {
     const id = `${project}/${environment}`;
     const existing = this.#db.get(id);
     if (existing) return existing;
@@ -71,7 +86,8 @@ export class FlagService {
           { key: newApiKey(), access: 'read-only' },
         ]
       : [];
-    await this.#commit([{ t: 'env', id, project, environment, epoch: newEpoch(), keys }]);
+    const createdAt = new Date().toISOString();
+    await this.#commit([{ t: 'env', id, project, environment, epoch: newEpoch(), keys, source, createdAt }]);
     return this.#db.get(id)!;
   }
 
@@ -96,19 +112,24 @@ export class FlagService {
     return flag;
   }
 
-  async createFlag(env: Environment, input: CreateFlagInput): Promise<Flag> {
+  async createFlag(env: Environment, input: CreateFlagInput, actor: Actor): Promise<Flag> {
     if (env.flags.has(input.key)) {
       throw new ApiError(409, 'CONFLICT', `flag ${JSON.stringify(input.key)} already exists`);
     }
-    return toFlag(await this.#insertFlag(env, input, false));
+    return toFlag(await this.#insertFlag(env, input, false, actor));
   }
 
   /** Seeds a flag from the config: only where no flag of that key exists, and `enabled` is kept. */
   async seedFlag(env: Environment, input: CreateFlagInput & { enabled: boolean }): Promise<void> {
-    if (!env.flags.has(input.key)) await this.#insertFlag(env, input, input.enabled);
+    if (!env.flags.has(input.key)) await this.#insertFlag(env, input, input.enabled, { type: 'config' });
   }
 
-  async #insertFlag(env: Environment, input: CreateFlagInput, enabled: boolean): Promise<StoredFlag> {
+  async #insertFlag(
+    env: Environment,
+    input: CreateFlagInput,
+    enabled: boolean,
+    actor: Actor,
+  ): Promise<StoredFlag> {
     const now = new Date().toISOString();
     const flag: StoredFlag = {
       key: input.key,
@@ -120,11 +141,11 @@ export class FlagService {
       updatedAt: now,
     };
     if (input.type === 'rollout') flag.percentage = input.percentage ?? 0;
-    await this.#commitFlag(env, null, flag, now);
+    await this.#commitFlag(env, null, flag, now, actor);
     return flag;
   }
 
-  async updateFlag(env: Environment, key: string, patch: UpdateFlagInput): Promise<Flag> {
+  async updateFlag(env: Environment, key: string, patch: UpdateFlagInput, actor: Actor): Promise<Flag> {
     const before = this.requireFlag(env, key);
     const after: StoredFlag = { ...before };
     if (patch.enabled !== undefined) after.enabled = patch.enabled;
@@ -141,13 +162,25 @@ export class FlagService {
     }
     const now = new Date().toISOString();
     after.updatedAt = now;
-    await this.#commitFlag(env, before, after, now);
+    await this.#commitFlag(env, before, after, now, actor);
     return toFlag(after);
   }
 
-  async deleteFlag(env: Environment, key: string): Promise<void> {
+  async deleteFlag(env: Environment, key: string, actor: Actor): Promise<void> {
     const before = this.requireFlag(env, key);
-    await this.#commitFlag(env, before, null, new Date().toISOString());
+    await this.#commitFlag(env, before, null, new Date().toISOString(), actor);
+  }
+
+  /** The environment's flag changes, newest first (`docs/protocol.md` §10.3). */
+  async history(env: Environment, flag: string | undefined, limit: number): Promise<HistoryEntry[]> {
+    const entries = readHistory(env, flag, limit);
+    await this.#storage.barrier();
+    return entries;
+  }
+
+  /** Resolves once every write so far is durable: what a read answers after. */
+  settled(): Promise<void> {
+    return this.#storage.barrier();
   }
 
   async listWebhooks(env: Environment): Promise<Webhook[]> {
@@ -243,16 +276,17 @@ export class FlagService {
     before: StoredFlag | null,
     after: StoredFlag | null,
     at: string,
+    actor: Actor,
   ): Promise<void> {
     const revision = env.revision + 1;
     let op: Op;
     if (after) {
       after.version = revision;
-      op = { t: 'flag', env: env.id, rev: revision, flag: after };
+      op = { t: 'flag', env: env.id, rev: revision, flag: after, by: actor };
     } else {
-      op = { t: 'flag-del', env: env.id, rev: revision, key: before!.key };
+      op = { t: 'flag-del', env: env.id, rev: revision, key: before!.key, at, by: actor };
     }
-    const change: FlagChange = { env, revision, before, after, at, deliveries: [] };
+    const change: FlagChange = { env, revision, before, after, at, deliveries: [], actor };
     const planned = this.#planner?.(change) ?? [];
     return this.#commit([op, ...planned], () => {
       for (const listener of this.#listeners) {

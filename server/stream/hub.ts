@@ -26,6 +26,8 @@ export interface StreamHubOptions {
  */
 interface Subscriber {
   res: ServerResponse;
+  /** What opened it (the API key's grant), so revoking the key can close it. */
+  owner: object | undefined;
 }
 
 const PING_FRAME = 'event: ping\ndata: {}\n\n';
@@ -47,6 +49,7 @@ export class StreamHub {
   /** The pending check of the total budget (one per turn of the event loop). */
   #budgetCheck: NodeJS.Immediate | undefined;
   #closed = false;
+  readonly #countListeners: Array<() => void> = [];
 
   constructor(options: StreamHubOptions) {
     this.#options = options;
@@ -69,6 +72,26 @@ export class StreamHub {
     return this.#count;
   }
 
+  /** Number of open streams of one environment. */
+  countOf(envId: string): number {
+    return this.#streams.get(envId)?.size ?? 0;
+  }
+
+  /** Calls `listener` whenever a stream opens or closes. */
+  onCountChange(listener: () => void): void {
+    this.#countListeners.push(listener);
+  }
+
+  /** Ends every open stream that `owner` opened (a revoked key's). */
+  closeStreamsOf(owner: object): void {
+    for (const set of this.#streams.values())
+      for (const subscriber of set) if (subscriber.owner === owner) subscriber.res.destroy();
+  }
+
+  #countChanged(): void {
+    for (const listener of this.#countListeners) listener();
+  }
+
   /** Publishes a committed change to the environment's view and every open stream. */
   publish(change: FlagChange): void {
     const view = this.#views.get(change.env.id);
@@ -86,6 +109,7 @@ export class StreamHub {
     req: IncomingMessage,
     res: ServerResponse,
     lastEventId: string | undefined,
+    owner?: object,
   ): void {
     const view = this.view(env);
     if (this.#closed) {
@@ -111,14 +135,18 @@ export class StreamHub {
     req.socket.setKeepAlive(true, 30_000);
     req.socket.setNoDelay(true);
     res.writeHead(200, SSE_HEADERS);
-    const subscriber: Subscriber = { res };
+    const subscriber: Subscriber = { res, owner };
     const set = this.#streams.get(env.id)!;
     set.add(subscriber);
     this.#count += 1;
     res.once('close', () => {
-      if (set.delete(subscriber)) this.#count -= 1;
+      if (set.delete(subscriber)) {
+        this.#count -= 1;
+        this.#countChanged();
+      }
       if (this.#count === 0) this.#stopPing();
     });
+    this.#countChanged();
     this.#write(subscriber, first);
     this.#checkBudgetSoon();
     this.#startPing();

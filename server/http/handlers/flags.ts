@@ -21,7 +21,7 @@ export function flagRoutes(service: FlagService): Route[] {
         handler: async ({ res, grant, body }) => {
           const input = validateCreateFlag(body);
           if (!input.ok) throw validationError(input.message);
-          sendJson(res, 201, await service.createFlag(grant.env, input.value));
+          sendJson(res, 201, await service.createFlag(grant.env, input.value, grant.actor));
         },
       },
     }),
@@ -41,7 +41,7 @@ export function flagRoutes(service: FlagService): Route[] {
           const flag = service.requireFlag(grant.env, params.key!);
           const patch = validateUpdateFlag(body, flag.type);
           if (!patch.ok) throw validationError(patch.message);
-          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patch.value));
+          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patch.value, grant.actor));
         },
       },
       DELETE: {
@@ -49,7 +49,7 @@ export function flagRoutes(service: FlagService): Route[] {
         body: false,
         action: 'delete flags',
         handler: async ({ res, grant, params }) => {
-          await service.deleteFlag(grant.env, params.key!);
+          await service.deleteFlag(grant.env, params.key!, grant.actor);
           sendEmpty(res, 204);
         },
       },

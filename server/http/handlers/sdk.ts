@@ -50,7 +50,8 @@ export function sdkRoutes(hub: StreamHub): Route[] {
       readOnly: true,
       body: false,
       action: 'read flags',
-      handler: (ctx: RequestContext) => hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx)),
+      handler: (ctx: RequestContext) =>
+        hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx), ctx.grant),
     },
   };
   return [flags, defineRoute('sdk/events', stream, true), defineRoute('sdk/stream', stream, true)];

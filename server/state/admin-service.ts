@@ -1,0 +1,202 @@
+/**
+ * What only an operator does, through the dashboard (`docs/protocol.md` §10.3): projects,
+ * environments and API keys, and the admin token. Committed through the same journal as every
+ * flag change (`FlagService.commitOps`), so each is durable before it is answered. Flags and
+ * webhooks are not here: the dashboard changes them through `FlagService`, like `/api/v1`.
+ */
+import { ApiError } from '../errors.js';
+import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from '../http/auth.js';
+import { newApiKey, randomBase62 } from './ids.js';
+import type { Access, Database, Environment, StoredApiKey, StoredProject } from './model.js';
+import type { FlagService } from './service.js';
+
+/** An API key as the dashboard lists it (never its value). */
+export interface KeyView {
+  id: string;
+  name: string | null;
+  access: Access;
+  hint: string;
+  source: Grant['source'];
+  createdAt: string | null;
+  revocable: boolean;
+}
+
+export interface ProjectView extends StoredProject {
+  source: Environment['source'];
+}
+
+export interface AdminServiceEvents {
+  /** A new environment: give it a stream view. */
+  environment(env: Environment): void;
+  /** Anything the overview or the keys list shows changed. */
+  structure(): void;
+  /** A key was revoked: close what it opened. */
+  revoked(grant: Grant): void;
+}
+
+export const newAdminToken = (): string => `fw_admin_${randomBase62(32)}`;
+export const ADMIN_TOKEN_PATTERN = /^fw_admin_[A-Za-z0-9]{32}$/;
+
+export class AdminService {
+  readonly #db: Database;
+  readonly #flags: FlagService;
+  readonly #keys: KeyRing;
+  readonly #events: AdminServiceEvents;
+  readonly #served: Environment[];
+
+  constructor(
+    db: Database,
+    flags: FlagService,
+    keys: KeyRing,
+    served: readonly Environment[],
+    events: AdminServiceEvents,
+  ) {
+    this.#db = db;
+    this.#served = [...served];
+    this.#flags = flags;
+    this.#keys = keys;
+    this.#events = events;
+  }
+
+  /** The token given, else the one stored, else a new one (stored, so it survives restarts). */
+  async adminToken(given: string | undefined): Promise<string> {
+    if (given !== undefined) return given;
+    if (this.#db.adminToken !== undefined) return this.#db.adminToken;
+    const token = newAdminToken();
+    await this.#flags.commitOps([{ t: 'admin', token }]);
+    return token;
+  }
+
+  /** The environments this server serves, in the order they were set up. */
+  get environments(): readonly Environment[] {
+    return this.#served;
+  }
+
+  /** Every project: those of the served environments, and those created here (maybe still empty). */
+  projects(): ProjectView[] {
+    const out = new Map<string, ProjectView>();
+    const rank = { config: 0, default: 1, dashboard: 2 } as const;
+    for (const project of this.#db.projects.values())
+      out.set(project.key, { ...project, source: 'dashboard' });
+    for (const env of this.#served) {
+      const seen = out.get(env.project);
+      if (!seen) out.set(env.project, { key: env.project, createdAt: env.createdAt, source: env.source });
+      else if (rank[env.source] < rank[seen.source]) seen.source = env.source;
+    }
+    return [...out.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** The served environment `project/key`, or 404. */
+  environment(project: string, key: string): Environment {
+    const env = this.#served.find((e) => e.project === project && e.environment === key);
+    if (!env)
+      throw new ApiError(404, 'NOT_FOUND', `environment ${JSON.stringify(`${project}/${key}`)} not found`);
+    return env;
+  }
+
+  async createProject(key: string): Promise<ProjectView> {
+    if (this.projects().some((p) => p.key === key)) {
+      throw new ApiError(409, 'CONFLICT', `project ${JSON.stringify(key)} already exists`);
+    }
+    const project: StoredProject = { key, createdAt: new Date().toISOString() };
+    await this.#flags.commitOps([{ t: 'project', project }]);
+    this.#events.structure();
+    return { ...project, source: 'dashboard' };
+  }
+
+  async createEnvironment(project: string, key: string): Promise<Environment> {
+    if (!this.projects().some((p) => p.key === project)) {
+      throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
+    }
+    if (this.#served.some((e) => e.project === project && e.environment === key)) {
+      throw new ApiError(
+        409,
+        'CONFLICT',
+        `environment ${JSON.stringify(`${project}/${key}`)} already exists`,
+      );
+    }
+    const env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
+    this.#served.push(env);
+    this.#events.environment(env);
+    this.#events.structure();
+    return env;
+  }
+
+  /** Keys of an environment, in the order they were made (config ones first). */
+  listKeys(env: Environment): KeyView[] {
+    return this.#keys.grants
+      .filter((g) => g.env === env)
+      .map((g) => ({
+        id: g.id,
+        name: g.actor.type === 'api-key' ? (g.actor.name ?? null) : null,
+        access: g.access,
+        hint: g.actor.type === 'api-key' ? g.actor.hint : '',
+        source: g.source,
+        createdAt: g.createdAt,
+        revocable: g.source !== 'config',
+      }));
+  }
+
+  /** Creates a key; its value is in the answer and nowhere else (only its digest is stored). */
+  async createKey(env: Environment, access: Access, name: string | null): Promise<KeyView & { key: string }> {
+    const key = newApiKey();
+    const digest = keyDigest(key);
+    const stored: StoredApiKey = {
+      id: keyIdOf(digest),
+      name,
+      access,
+      digest: digest.toString('hex'),
+      hint: keyHint(key),
+      createdAt: new Date().toISOString(),
+    };
+    await this.#flags.commitOps([{ t: 'key', env: env.id, key: stored }]);
+    this.#keys.add(digest, storedGrant(env, stored));
+    this.#events.structure();
+    return { ...this.listKeys(env).find((k) => k.id === stored.id)!, key };
+  }
+
+  async revokeKey(env: Environment, id: string): Promise<void> {
+    const grant = this.#keys.grants.find((g) => g.env === env && g.id === id);
+    if (!grant) throw new ApiError(404, 'NOT_FOUND', `API key ${JSON.stringify(id)} not found`);
+    if (grant.source === 'config') {
+      throw new ApiError(409, 'CONFLICT', 'this key is managed by the config file: remove it there');
+    }
+    if (grant.source === 'dashboard') {
+      await this.#flags.commitOps([{ t: 'key-del', env: env.id, id }]);
+    } else {
+      const keys = env.generatedKeys.filter((k) => keyIdOf(keyDigest(k.key)) !== id);
+      const { project, environment, epoch } = env;
+      await this.#flags.commitOps([{ t: 'env', id: env.id, project, environment, epoch, keys }]);
+    }
+    this.#keys.revoke(grant);
+    this.#events.revoked(grant);
+    this.#events.structure();
+  }
+}
+
+/** The grant of a key created in the dashboard. */
+export function storedGrant(env: Environment, stored: StoredApiKey): Grant {
+  return {
+    env,
+    access: stored.access,
+    id: stored.id,
+    source: 'dashboard',
+    actor: stored.name
+      ? { type: 'api-key', hint: stored.hint, name: stored.name }
+      : { type: 'api-key', hint: stored.hint },
+    createdAt: stored.createdAt,
+    revoked: false,
+  };
+}
+
+/** Every key an environment's grants come from, for the key ring at start-up. */
+export function grantsOf(
+  env: Environment,
+  configKeys: ReadonlyArray<{ key: string; access: Access }>,
+): Array<{ digest: Buffer; grant: Grant }> {
+  const out = configKeys.map(({ key, access }) => grantOfKey(env, key, access, 'config'));
+  for (const { key, access } of env.generatedKeys) out.push(grantOfKey(env, key, access, 'generated'));
+  for (const stored of env.apiKeys)
+    out.push({ digest: Buffer.from(stored.digest, 'hex'), grant: storedGrant(env, stored) });
+  return out;
+}
