@@ -23,14 +23,20 @@ function ensureBuilt(): void {
 }
 
 /** Spawns the CLI and collects its output; `exited` resolves when it ends. */
-export function spawnCli(args: string[]): {
+export function spawnCli(
+  args: string[],
+  env: Record<string, string> = {},
+): {
   child: ChildProcess;
   out: () => string;
   err: () => string;
   exited: CliRun['exited'];
 } {
   ensureBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => {
@@ -52,8 +58,8 @@ export function spawnCli(args: string[]): {
 }
 
 /** Starts the server and waits for its `listening on` line. */
-export async function startCli(args: string[]): Promise<CliRun> {
-  const run = spawnCli(['--port', '0', ...args]);
+export async function startCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const run = spawnCli(['--port', '0', ...args], env);
   const url = await new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /flagwire-server listening on (http:\/\/\S+)/.exec(run.out());
