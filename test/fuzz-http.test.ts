@@ -25,7 +25,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MAX_BODY_BYTES } from '../src/core/limits.js';
-import { deep, type FuzzCase, generateCase, type Req } from './helpers/fuzz-gen.js';
+import { deep, FUZZ_ADMIN_TOKEN, type FuzzCase, generateCase, type Req } from './helpers/fuzz-gen.js';
 import {
   headerOf,
   type Outcome,
@@ -96,6 +96,7 @@ async function snapshot(): Promise<Snapshot> {
 
 beforeAll(async () => {
   t = await startTestServer({
+    adminToken: FUZZ_ADMIN_TOKEN,
     logger: { info() {}, warn() {}, error: (message) => void errorLogs.push(message) },
   });
   before = await snapshot();

@@ -30,6 +30,8 @@ export const MIB = 1024 * 1024;
 
 export const FULL_KEYS: readonly string[] = [KEYS.acmeProdFull, KEYS.acmeStageFull, KEYS.otherFull];
 const READ_KEY = KEYS.acmeProdRead;
+/** The admin token of the fuzzed server, so the admin API is reached past its 401. */
+export const FUZZ_ADMIN_TOKEN = 'fw_admin_Fuzz0000000000000000000000000000';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** The only flag that exists while the fuzzer runs (acme/production). */
 const EXISTING_FLAG = 'seeded';
@@ -232,6 +234,29 @@ function routeFor(r: Rng, method: string): string {
   }
 }
 
+/** The dashboard's paths (`docs/protocol.md` §10): the page, its files and the admin API. */
+function adminTarget(r: Rng): string {
+  const env = r.pick(['acme/production', 'acme/staging', 'nope/nope', `${flagKeySegment(r)}/${flagKeySegment(r)}`]);
+  return r.pick([
+    '/index.html',
+    '/dashboard/app.js',
+    '/dashboard/nope.js',
+    '/dashboard/../package.json',
+    '/admin/api/session',
+    '/admin/api/overview',
+    '/admin/api/projects',
+    `/admin/api/projects/${flagKeySegment(r)}/environments`,
+    `/admin/api/environments/${env}/flags`,
+    `/admin/api/environments/${env}/flags/${flagKeySegment(r)}`,
+    `/admin/api/environments/${env}/keys`,
+    `/admin/api/environments/${env}/keys/key_${r.str(ALNUM, 16)}`,
+    `/admin/api/environments/${env}/history?flag=${flagKeySegment(r)}&limit=${r.pick(['1', '0', '1001', 'x', '-1'])}`,
+    `/admin/api/environments/${env}/webhooks`,
+    '/admin/api/environments/acme',
+    '/admin/api/nope',
+  ]);
+}
+
 function genTarget(r: Rng, method: string, avoidExisting: boolean): string {
   let target = r.weighted<string>([
     [45, () => routeFor(r, method)],
@@ -241,6 +266,7 @@ function genTarget(r: Rng, method: string, avoidExisting: boolean): string {
     [8, () => `/api/v1/webhooks/${webhookIdSegment(r)}`],
     [6, () => r.pick(['/api/v1/sdk/flags', '/sdk/flags'])],
     [6, () => r.pick(['/sdk/events', '/sdk/stream', '/api/v1/sdk/events', '/api/v1/sdk/stream'])],
+    [8, () => adminTarget(r)],
     [
       10,
       () =>
@@ -321,6 +347,7 @@ function genAuth(r: Rng): { values: string[]; label: string } {
     [12, () => ({ values: [], label: 'no auth' })],
     [30, () => ({ values: [bearer(r, r.pick(FULL_KEYS))], label: 'full key' })],
     [12, () => ({ values: [bearer(r, READ_KEY)], label: 'read key' })],
+    [8, () => ({ values: [bearer(r, FUZZ_ADMIN_TOKEN)], label: 'admin token' })],
     [
       24,
       () => {
