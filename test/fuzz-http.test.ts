@@ -801,6 +801,23 @@ describe('defects found by the fuzzer (minimal reproductions)', () => {
     await vi.waitFor(() => expect(own.server.streamCount).toBe(0), { timeout: 10_000, interval: 20 });
   }, 20_000);
 
+  it('event streams pipelined behind another one are let go when the connection drops', async () => {
+    // Found by the fuzzer (seed 2178636089, case 12947): the second and third stream requests on
+    // one connection wait behind the first answer, which never ends; they had no socket of their
+    // own and stayed registered after the client left, counting against maxStreams for ever.
+    const own = await startTestServer({ logger: false });
+    onTestFinished(() => own.close());
+    const socket = connect({ port: own.server.port, host: '127.0.0.1' });
+    socket.on('error', () => {});
+    await onceEvent(socket, 'connect');
+    const request = `GET /sdk/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.acmeProdRead}\r\n\r\n`;
+    socket.write(request.repeat(3));
+    await onceEvent(socket, 'data'); // the first stream's headers
+    await vi.waitFor(() => expect(own.server.streamCount).toBe(3), { timeout: 5000, interval: 10 });
+    socket.destroy();
+    await vi.waitFor(() => expect(own.server.streamCount).toBe(0), { timeout: 10_000, interval: 20 });
+  }, 20_000);
+
   it('a client that gives up mid-upload is not logged as an internal error', async () => {
     // Server-side sockets, to know when the server has handled the disconnect.
     const serverSockets: Socket[] = [];

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FlagChange } from '../state/model.js';
+import { onGone } from '../stream/hub.js';
 
 const COUNTS_EVERY_MS = 250;
 const PING_EVERY_MS = 15_000;
@@ -25,7 +26,7 @@ export class AdminEvents {
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     res.write(`retry: 1000\n${frame('streams', this.#counts())}`);
     this.#clients.add(res);
-    res.once('close', () => {
+    onGone(req, res, () => {
       this.#clients.delete(res);
       if (this.#clients.size === 0) this.#stopPing();
     });

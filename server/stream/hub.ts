@@ -32,6 +32,23 @@ interface Subscriber {
 
 const PING_FRAME = 'event: ping\ndata: {}\n\n';
 
+/**
+ * Calls `gone` once when the stream's client is gone. A response pipelined behind another one
+ * (a second stream request on a connection whose first answer never ends) has no socket of its
+ * own yet and never emits `close` when the connection drops: watch the connection too.
+ */
+export function onGone(req: IncomingMessage, res: ServerResponse, gone: () => void): void {
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    req.socket.off('close', once);
+    gone();
+  };
+  res.once('close', once);
+  if (!res.socket) req.socket.once('close', once);
+}
+
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache',
@@ -139,7 +156,7 @@ export class StreamHub {
     const set = this.#streams.get(env.id)!;
     set.add(subscriber);
     this.#count += 1;
-    res.once('close', () => {
+    onGone(req, res, () => {
       if (set.delete(subscriber)) {
         this.#count -= 1;
         this.#countChanged();
