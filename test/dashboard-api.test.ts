@@ -23,7 +23,11 @@ afterAll(() => t?.close());
 
 describe('the admin credential', () => {
   it('refuses every admin endpoint without it, with an API key, or with a wrong token', async () => {
-    for (const path of ['/overview', '/environments/acme/production/flags', '/environments/acme/production/keys']) {
+    for (const path of [
+      '/overview',
+      '/environments/acme/production/flags',
+      '/environments/acme/production/keys',
+    ]) {
       const none = await fetch(`${t.server.url}/admin/api${path}`);
       expect(none.status).toBe(401);
       expect(await none.json()).toMatchObject({ error: 'UNAUTHORIZED' });
@@ -61,9 +65,13 @@ describe('the admin credential', () => {
     expect(cookie).toMatch(/^flagwire_admin=\d+\.[\w-]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/);
     expect(cookie).not.toContain(t.server.adminToken!);
     const session = cookie.split(';')[0]!;
-    expect((await fetch(`${t.server.url}/admin/api/session`, { headers: { cookie: session } })).status).toBe(200);
+    expect((await fetch(`${t.server.url}/admin/api/session`, { headers: { cookie: session } })).status).toBe(
+      200,
+    );
     const tampered = `${session.slice(0, -2)}xx`;
-    expect((await fetch(`${t.server.url}/admin/api/overview`, { headers: { cookie: tampered } })).status).toBe(401);
+    expect(
+      (await fetch(`${t.server.url}/admin/api/overview`, { headers: { cookie: tampered } })).status,
+    ).toBe(401);
     const out = await fetch(`${t.server.url}/admin/api/session`, {
       method: 'DELETE',
       headers: { cookie: session, origin: t.server.url },
@@ -85,7 +93,11 @@ describe('the admin credential', () => {
     }
     const form = await fetch(`${t.server.url}/admin/api/projects`, {
       method: 'POST',
-      headers: { cookie: admin.cookie, origin: t.server.url, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        cookie: admin.cookie,
+        origin: t.server.url,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: 'key=csrf',
     });
     expect(form.status).toBe(415);
@@ -104,7 +116,10 @@ describe('projects, environments and keys', () => {
     expect(await env.json()).toMatchObject({ project: 'shop', key: 'live', source: 'dashboard' });
     expect((await admin.asPage('POST', '/projects/nope/environments', { key: 'x' })).status).toBe(404);
 
-    const created = await admin.asPage('POST', '/environments/shop/live/keys', { access: 'full', name: 'backend' });
+    const created = await admin.asPage('POST', '/environments/shop/live/keys', {
+      access: 'full',
+      name: 'backend',
+    });
     expect(created.status).toBe(201);
     const key = await created.json();
     expect(key).toMatchObject({ access: 'full', name: 'backend', source: 'dashboard', revocable: true });
@@ -115,7 +130,10 @@ describe('projects, environments and keys', () => {
     expect(listed).toEqual([{ ...key, key: undefined }].map(({ key: _, ...rest }) => rest));
     const overview = await (await admin.call('GET', '/overview')).json();
     const shop = overview.projects.find((p: { key: string }) => p.key === 'shop');
-    expect(shop).toMatchObject({ source: 'dashboard', environments: [{ key: 'live', flags: 1, revision: 1 }] });
+    expect(shop).toMatchObject({
+      source: 'dashboard',
+      environments: [{ key: 'live', flags: 1, revision: 1 }],
+    });
     const acme = overview.projects.find((p: { key: string }) => p.key === 'acme');
     expect(acme.source).toBe('config');
   });
@@ -131,7 +149,9 @@ describe('projects, environments and keys', () => {
   });
 
   it('revokes a key at once: its requests get 401 and its open stream is closed', async () => {
-    const key = await (await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })).json();
+    const key = await (
+      await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })
+    ).json();
     const stream = await openStream(`${t.server.url}/sdk/events`, { authorization: `Bearer ${key.key}` });
     expect(stream.response.statusCode).toBe(200);
     // Keep-alive: the same connection has authenticated with the key before the revocation.
@@ -147,7 +167,9 @@ describe('flags through the dashboard', () => {
   it('uses the same validation and answers as /api/v1, and records who changed what', async () => {
     const bad = await admin.asPage('POST', '/environments/acme/production/flags', { key: 'x', type: 'nope' });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual(await (await t.api('POST', '/flags', { key: 'x', type: 'nope' })).json());
+    expect(await bad.json()).toEqual(
+      await (await t.api('POST', '/flags', { key: 'x', type: 'nope' })).json(),
+    );
     const created = await admin.asPage('POST', '/environments/acme/production/flags', {
       key: 'dash-flag',
       type: 'rollout',
@@ -156,7 +178,9 @@ describe('flags through the dashboard', () => {
     expect(created.status).toBe(201);
     await t.api('PATCH', '/flags/dash-flag', { percentage: 30 });
     await admin.asPage('PATCH', '/environments/acme/production/flags/dash-flag', { enabled: true });
-    const history = await (await admin.call('GET', '/environments/acme/production/history?flag=dash-flag')).json();
+    const history = await (
+      await admin.call('GET', '/environments/acme/production/history?flag=dash-flag')
+    ).json();
     expect(history.map((h: { action: string }) => h.action)).toEqual(['updated', 'updated', 'created']);
     expect(history[0]).toMatchObject({
       flag: 'dash-flag',
@@ -168,7 +192,9 @@ describe('flags through the dashboard', () => {
       actor: { type: 'api-key', hint: `fw_live_…${KEYS.acmeProdFull.slice(-4)}` },
     });
     expect(history[2].changes).toContainEqual({ field: 'type', from: null, to: 'rollout' });
-    const seeded = await (await admin.call('GET', '/environments/acme/production/history?flag=seeded')).json();
+    const seeded = await (
+      await admin.call('GET', '/environments/acme/production/history?flag=seeded')
+    ).json();
     expect(seeded[0]).toMatchObject({ action: 'created', actor: { type: 'config' } });
     expect((await admin.call('GET', '/environments/acme/production/history?limit=0')).status).toBe(400);
   });
@@ -181,7 +207,9 @@ describe('flags through the dashboard', () => {
     const change = await events.next({ skipPings: true });
     expect(change.event).toBe('change');
     expect(JSON.parse(change.data)).toMatchObject({ env: 'acme/production', flag: 'evented' });
-    const sdk = await openStream(`${t.server.url}/sdk/events`, { authorization: `Bearer ${KEYS.acmeStageFull}` });
+    const sdk = await openStream(`${t.server.url}/sdk/events`, {
+      authorization: `Bearer ${KEYS.acmeStageFull}`,
+    });
     let counts: Record<string, number> = {};
     while (counts['acme/staging'] !== 1) {
       const next = await events.next({ skipPings: true });
@@ -210,7 +238,9 @@ describe('durability and switches', () => {
 
       const second = await startServer({ dataDir: dir, logger: false });
       expect(second.adminToken).toBe(first.adminToken);
-      const flags = await fetch(`${second.url}/api/v1/flags`, { headers: { authorization: `Bearer ${key.key}` } });
+      const flags = await fetch(`${second.url}/api/v1/flags`, {
+        headers: { authorization: `Bearer ${key.key}` },
+      });
       expect(await flags.json()).toEqual([{ key: 'f', type: 'boolean', enabled: false, description: null }]);
       const b = await adminCaller(second);
       const history = await (await b.call('GET', '/environments/p/e/history')).json();

@@ -23,7 +23,9 @@ describe('flagwire-server and the dashboard', () => {
     const token = line![2]!;
     expect(token).toMatch(/^fw_admin_[A-Za-z0-9]{32}$/);
     expect((await fetch(`${run.url}/`)).status).toBe(200);
-    const overview = await fetch(`${run.url}/admin/api/overview`, { headers: { authorization: `Bearer ${token}` } });
+    const overview = await fetch(`${run.url}/admin/api/overview`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(overview.status).toBe(200);
     expect(run.stderr()).not.toContain(token);
     await stop(run);
@@ -35,12 +37,17 @@ describe('flagwire-server and the dashboard', () => {
   it('takes the token from --admin-token, else FLAGWIRE_ADMIN_TOKEN, else the config file', async () => {
     const config = join(tempDir(), 'config.json');
     writeFileSync(config, JSON.stringify({ ...TEST_CONFIG, adminToken: 'from-the-config-file-0001' }));
-    const fromFlag = await startCli(['--memory', '--config', config, '--admin-token', 'from-the-flag-000000001'], {
-      FLAGWIRE_ADMIN_TOKEN: 'from-the-environment-001',
-    });
+    const fromFlag = await startCli(
+      ['--memory', '--config', config, '--admin-token', 'from-the-flag-000000001'],
+      {
+        FLAGWIRE_ADMIN_TOKEN: 'from-the-environment-001',
+      },
+    );
     expect(dashboardLine(fromFlag.stdout())?.[2]).toBe('from-the-flag-000000001');
     await stop(fromFlag);
-    const fromEnv = await startCli(['--memory', '--config', config], { FLAGWIRE_ADMIN_TOKEN: 'from-the-environment-001' });
+    const fromEnv = await startCli(['--memory', '--config', config], {
+      FLAGWIRE_ADMIN_TOKEN: 'from-the-environment-001',
+    });
     expect(dashboardLine(fromEnv.stdout())?.[2]).toBe('from-the-environment-001');
     await stop(fromEnv);
     const fromConfig = await startCli(['--memory', '--config', config], { FLAGWIRE_ADMIN_TOKEN: '' });

@@ -27,6 +27,7 @@ export async function adminCaller(server: FlagwireServer): Promise<AdminCaller> 
     cookie,
     call: (method, path, body, headers = {}) =>
       send(method, path, body, { authorization: `Bearer ${server.adminToken}`, ...headers }),
-    asPage: (method, path, body, headers = {}) => send(method, path, body, { cookie, origin: server.url, ...headers }),
+    asPage: (method, path, body, headers = {}) =>
+      send(method, path, body, { cookie, origin: server.url, ...headers }),
   };
 }

@@ -236,7 +236,12 @@ function routeFor(r: Rng, method: string): string {
 
 /** The dashboard's paths (`docs/protocol.md` §10): the page, its files and the admin API. */
 function adminTarget(r: Rng): string {
-  const env = r.pick(['acme/production', 'acme/staging', 'nope/nope', `${flagKeySegment(r)}/${flagKeySegment(r)}`]);
+  const env = r.pick([
+    'acme/production',
+    'acme/staging',
+    'nope/nope',
+    `${flagKeySegment(r)}/${flagKeySegment(r)}`,
+  ]);
   return r.pick([
     '/index.html',
     '/dashboard/app.js',

@@ -1,0 +1,37 @@
+/** How values read on screen. */
+import type { Actor, EnvSource } from './types.js';
+
+export function dateTime(iso: string | null): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
+
+/** A history value as JSON: `true`, `25`, `"text"`, `null`. */
+export function jsonish(value: unknown): string {
+  return value === undefined ? 'null' : (JSON.stringify(value) ?? String(value));
+}
+
+export function actorText(actor: Actor): string {
+  switch (actor.type) {
+    case 'api-key':
+      return actor.name ? `API key ${actor.hint} (${actor.name})` : `API key ${actor.hint}`;
+    case 'dashboard':
+      return 'Dashboard';
+    case 'config':
+      return 'Config file';
+    default:
+      return String((actor as { type?: unknown }).type ?? 'unknown');
+  }
+}
+
+const SOURCES: Record<string, string> = {
+  config: 'config file',
+  default: 'default',
+  dashboard: 'created here',
+  generated: 'generated',
+};
+
+export function sourceText(source: EnvSource | 'generated'): string {
+  return SOURCES[source] ?? source;
+}

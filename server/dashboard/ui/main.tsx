@@ -1,0 +1,187 @@
+/*
+ * The flagwire dashboard. Preact rather than no library: JSX escapes every string it renders, so
+ * flag keys, descriptions, URLs and server messages can only ever be text, and hooks keep each
+ * screen a small function instead of hand-written DOM updates. Preact rather than React or a
+ * bigger framework: about 4 KB min+gzip for the same model, nothing else to load, no build magic
+ * beyond esbuild's JSX.
+ */
+import './styles.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, messageOf, setUnauthorizedHandler } from './api.js';
+import { EnvNav, Header } from './components/layout.js';
+import { openEvents, resetStreamCounts } from './events.js';
+import { type Route, useRoute } from './route.js';
+import { ConnectScreen } from './screens/connect.js';
+import { FlagsScreen } from './screens/flags.js';
+import { HistoryScreen } from './screens/history.js';
+import { KeysScreen } from './screens/keys.js';
+import { OverviewScreen } from './screens/overview.js';
+import { exchangeToken, SignIn } from './screens/sign-in.js';
+import { WebhooksScreen } from './screens/webhooks.js';
+
+/**
+ * The admin token may arrive in the fragment (`#token=...`), on load or pasted into an open tab.
+ * It is taken out of the address bar before anything else happens, so it stays out of history,
+ * bookmarks and screenshots; the fragment never reaches the server.
+ */
+function takeFragmentToken(): string | undefined {
+  const token = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (token === null) return undefined;
+  history.replaceState(null, '', location.pathname + location.search);
+  return token;
+}
+
+const tokenOnLoad = takeFragmentToken();
+
+/** `attempt` counts sign-in screens shown, so each starts afresh with its own message. */
+type Auth =
+  | { state: 'checking' }
+  | { state: 'out'; message: string | undefined; attempt: number }
+  | { state: 'in' };
+
+const signedOut =
+  (message: string | undefined) =>
+  (a: Auth): Auth => ({
+    state: 'out',
+    message,
+    attempt: a.state === 'out' ? a.attempt + 1 : 0,
+  });
+
+function App() {
+  const [auth, setAuth] = useState<Auth>({ state: 'checking' });
+  const [signOutError, setSignOutError] = useState<string>();
+  const route = useRoute();
+
+  useEffect(() => {
+    setUnauthorizedHandler(() =>
+      setAuth((a) => (a.state === 'in' ? signedOut('Your session has ended. Sign in again.')(a) : a)),
+    );
+    const exchange = (token: string) =>
+      exchangeToken(token).then(
+        () => setAuth({ state: 'in' }),
+        (err: unknown) => setAuth(signedOut(messageOf(err))),
+      );
+    if (tokenOnLoad !== undefined) exchange(tokenOnLoad);
+    else {
+      api('/admin/api/session', { signOutOn401: false }).then(
+        () => setAuth({ state: 'in' }),
+        (err: unknown) =>
+          setAuth(signedOut(err instanceof ApiError && err.status === 401 ? undefined : messageOf(err))),
+      );
+    }
+    const onHash = () => {
+      const token = takeFragmentToken();
+      if (token !== undefined) exchange(token);
+    };
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+
+  useEffect(() => {
+    if (auth.state !== 'in') return;
+    let stopped = false;
+    let close = () => {};
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The browser gave up on the stream (it does on a 401): find out whether the session is
+    // gone (the 401 handler signs out) or the server was away, and then open it again.
+    const retry = () => {
+      timer = setTimeout(() => {
+        api('/admin/api/session').then(
+          () => !stopped && open(),
+          (err: unknown) => !stopped && !(err instanceof ApiError && err.status === 401) && retry(),
+        );
+      }, 2000);
+    };
+    const open = () => {
+      close = openEvents(() => {
+        close();
+        if (!stopped) retry();
+      });
+    };
+    open();
+    return () => {
+      stopped = true;
+      close();
+      clearTimeout(timer);
+      resetStreamCounts();
+    };
+  }, [auth.state]);
+
+  const signOut = async () => {
+    try {
+      await api('/admin/api/session', { method: 'DELETE', signOutOn401: false });
+    } catch (err) {
+      if (!(err instanceof ApiError && err.status === 401)) {
+        setSignOutError(`Could not sign out: ${messageOf(err)}`);
+        return;
+      }
+    }
+    setSignOutError(undefined);
+    setAuth(signedOut(undefined));
+  };
+
+  if (auth.state !== 'in') {
+    return (
+      <>
+        <Header onSignOut={undefined} />
+        <main>
+          {auth.state === 'checking' ? (
+            <p>Loading…</p>
+          ) : (
+            <SignIn
+              key={auth.attempt}
+              initialError={auth.message}
+              onSignedIn={() => setAuth({ state: 'in' })}
+            />
+          )}
+        </main>
+      </>
+    );
+  }
+  return (
+    <>
+      <Header onSignOut={signOut} />
+      {signOutError && (
+        <p role="alert" class="error">
+          {signOutError}
+        </p>
+      )}
+      {route.name === 'env' && <EnvNav project={route.project} env={route.env} tab={route.tab} />}
+      <main>
+        <Screen route={route} />
+      </main>
+    </>
+  );
+}
+
+function Screen({ route }: { route: Route }) {
+  if (route.name === 'overview') return <OverviewScreen />;
+  if (route.name === 'not-found') {
+    return (
+      <>
+        <h2>Page not found</h2>
+        <p>
+          <a href="#/">Back to the projects</a>
+        </p>
+      </>
+    );
+  }
+  const { project, env } = route;
+  const key = `${project}/${env}`;
+  switch (route.tab) {
+    case 'flags':
+      return <FlagsScreen key={key} project={project} env={env} />;
+    case 'history':
+      return <HistoryScreen key={key} project={project} env={env} flag={route.flag} />;
+    case 'keys':
+      return <KeysScreen key={key} project={project} env={env} />;
+    case 'webhooks':
+      return <WebhooksScreen key={key} project={project} env={env} />;
+    case 'connect':
+      return <ConnectScreen key={key} project={project} env={env} />;
+  }
+}
+
+const root = document.getElementById('app');
+if (root) render(<App />, root);

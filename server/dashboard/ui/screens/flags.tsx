@@ -1,0 +1,200 @@
+/** `#/env/P/E/flags`: the environment's flags, filtered, changed in place, created, deleted. */
+import { useId, useState } from 'preact/hooks';
+import type { UpdateFlagInput } from '../../../../src/core/types.js';
+import { api, envApi, messageOf } from '../api.js';
+import { Behind, ErrorText, TableWrap } from '../components/bits.js';
+import { Dialog } from '../components/dialog.js';
+import { useEnvChanges } from '../events.js';
+import { useResource } from '../resource.js';
+import type { Flag } from '../types.js';
+import { FlagRow } from './flag-row.js';
+import { NewFlagForm } from './new-flag.js';
+
+type StateFilter = 'all' | 'on' | 'off';
+
+export function FlagsScreen({ project, env }: { project: string; env: string }) {
+  const id = useId();
+  const base = envApi(project, env, 'flags');
+  const flags = useResource(() => api<Flag[]>(base), base);
+  useEnvChanges(`${project}/${env}`, flags.reload);
+  const [query, setQuery] = useState('');
+  const [state, setState] = useState<StateFilter>('all');
+  const [editing, setEditing] = useState<string>();
+  const [deleting, setDeleting] = useState<string>();
+  const [rowError, setRowError] = useState<string>();
+
+  /** Applies the change at once, then the server's answer; a failure reloads the truth. */
+  const patch = async (key: string, change: UpdateFlagInput): Promise<boolean> => {
+    flags.mutate((list) => list.map((f) => (f.key === key ? ({ ...f, ...change } as Flag) : f)));
+    try {
+      const flag = await api<Flag>(envApi(project, env, 'flags', key), { method: 'PATCH', body: change });
+      flags.mutate((list) => list.map((f) => (f.key === key ? flag : f)));
+      setRowError(undefined);
+      return true;
+    } catch (err) {
+      setRowError(messageOf(err));
+      flags.reload();
+      return false;
+    }
+  };
+
+  const stopEditing = (key: string) => {
+    setEditing(undefined);
+    requestAnimationFrame(() => document.getElementById(`edit-${key}`)?.focus());
+  };
+
+  const list = flags.data;
+  const q = query.trim().toLowerCase();
+  const shown = list?.filter(
+    (f) =>
+      (state === 'all' || (state === 'on') === f.enabled) &&
+      (q === '' || f.key.toLowerCase().includes(q) || (f.description ?? '').toLowerCase().includes(q)),
+  );
+
+  return (
+    <>
+      <h2>Flags</h2>
+      <Behind dialogOpen={deleting !== undefined}>
+        <div class="row filters">
+          <div class="field grow">
+            <label for={`${id}-q`}>Search flags</label>
+            <input
+              id={`${id}-q`}
+              type="search"
+              value={query}
+              onInput={(e) => setQuery(e.currentTarget.value)}
+            />
+          </div>
+          <div class="field">
+            <label for={`${id}-s`}>State</label>
+            <select
+              id={`${id}-s`}
+              value={state}
+              onChange={(e) => setState(e.currentTarget.value as StateFilter)}
+            >
+              <option value="all">All</option>
+              <option value="on">Enabled</option>
+              <option value="off">Disabled</option>
+            </select>
+          </div>
+        </div>
+        <ErrorText message={flags.error ?? rowError} />
+        {!list || !shown ? (
+          !flags.error && <p>Loading…</p>
+        ) : list.length === 0 ? (
+          <p class="empty">No flags yet</p>
+        ) : shown.length === 0 ? (
+          <p class="empty">No flags match</p>
+        ) : (
+          <TableWrap label="Flags">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Flag</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Rollout</th>
+                  <th scope="col">Description</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((flag) => (
+                  <FlagRow
+                    key={flag.key}
+                    flag={flag}
+                    editing={editing === flag.key}
+                    onEdit={() => setEditing(flag.key)}
+                    onStopEditing={() => stopEditing(flag.key)}
+                    onPatch={(change) => patch(flag.key, change)}
+                    onDelete={() => setDeleting(flag.key)}
+                    onProblem={setRowError}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+        {list && (
+          <NewFlagForm
+            path={base}
+            taken={list.map((f) => f.key)}
+            onCreated={(flag) => {
+              flags.mutate((l) => [...l.filter((f) => f.key !== flag.key), flag].sort(byKey));
+              flags.reload();
+            }}
+          />
+        )}
+      </Behind>
+      {deleting !== undefined && (
+        <DeleteFlagDialog
+          path={envApi(project, env, 'flags', deleting)}
+          flagKey={deleting}
+          onClose={() => setDeleting(undefined)}
+          onDeleted={() => {
+            flags.mutate((l) => l.filter((f) => f.key !== deleting));
+            setDeleting(undefined);
+            flags.reload();
+          }}
+        />
+      )}
+    </>
+  );
+}
+
+const byKey = (a: Flag, b: Flag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+interface DeleteProps {
+  path: string;
+  flagKey: string;
+  onClose: () => void;
+  onDeleted: () => void;
+}
+
+function DeleteFlagDialog({ path, flagKey, onClose, onDeleted }: DeleteProps) {
+  const id = useId();
+  const [typed, setTyped] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (typed !== flagKey) return;
+    setBusy(true);
+    try {
+      await api(path, { method: 'DELETE' });
+      onDeleted();
+    } catch (err) {
+      setError(messageOf(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <Dialog title={`Delete flag ${flagKey}?`} onClose={onClose}>
+      <form onSubmit={submit}>
+        <p>
+          Type <strong class="mono">{flagKey}</strong> to confirm.
+        </p>
+        <div class="field">
+          <label for={id}>Flag key to delete</label>
+          <input
+            id={id}
+            type="text"
+            autocomplete="off"
+            spellcheck={false}
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+          />
+        </div>
+        <ErrorText message={error} />
+        <div class="actions">
+          <button type="submit" class="danger" disabled={busy || typed !== flagKey}>
+            Delete flag
+          </button>
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
