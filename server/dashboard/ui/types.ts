@@ -1,7 +1,7 @@
 /** Shapes of the admin API's answers (`docs/protocol.md` §10.3, §8.3). */
 export type { Flag, FlagType, Webhook, WebhookEventKind } from '../../../src/core/types.js';
 
-export type EnvSource = 'config' | 'default' | 'dashboard';
+export type { Source as EnvSource } from '../../state/model.js';
 
 export interface EnvView {
   project: string;
@@ -24,39 +24,9 @@ export interface Overview {
   projects: ProjectView[];
 }
 
-export interface ApiKeyView {
-  id: string;
-  name: string | null;
-  access: 'full' | 'read-only';
-  hint: string;
-  source: 'config' | 'generated' | 'dashboard';
-  createdAt: string | null;
-  revocable: boolean;
-}
-
-export type Actor =
-  | { type: 'api-key'; hint: string; name?: string }
-  | { type: 'dashboard' }
-  | { type: 'config' };
-
-export interface HistoryEntry {
-  revision: number;
-  at: string;
-  flag: string;
-  action: 'created' | 'updated' | 'deleted';
-  changes: Array<{ field: string; from: unknown; to: unknown }>;
-  actor: Actor;
-}
-
-export interface Delivery {
-  id: string;
-  eventId: string;
-  type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** An API key as the keys list shows it (never its value). */
+export type { KeyView as ApiKeyView } from '../../state/admin-service.js';
+/** A change as the history lists it, and through which credential. */
+export type { Actor, HistoryEntry } from '../../state/model.js';
+/** A webhook delivery as the deliveries log lists it. */
+export type { WebhookDeliveryRecord as Delivery } from '../../../src/management/create-management-client.js';
