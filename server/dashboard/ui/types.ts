@@ -1,7 +1,9 @@
 /** Shapes of the admin API's answers (`docs/protocol.md` §10.3, §8.3). */
 export type { Flag, FlagType, Webhook, WebhookEventKind } from '../../../src/core/types.js';
 
-export type { Source as EnvSource } from '../../state/model.js';
+import type { Source } from '../../state/model.js';
+
+export type EnvSource = Source;
 
 export interface EnvView {
   project: string;
@@ -24,9 +26,9 @@ export interface Overview {
   projects: ProjectView[];
 }
 
+/** A webhook delivery as the deliveries log lists it. */
+export type { WebhookDeliveryRecord as Delivery } from '../../../src/management/create-management-client.js';
 /** An API key as the keys list shows it (never its value). */
 export type { KeyView as ApiKeyView } from '../../state/admin-service.js';
 /** A change as the history lists it, and through which credential. */
 export type { Actor, HistoryEntry } from '../../state/model.js';
-/** A webhook delivery as the deliveries log lists it. */
-export type { WebhookDeliveryRecord as Delivery } from '../../../src/management/create-management-client.js';
