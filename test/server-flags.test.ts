@@ -277,7 +277,15 @@ describe('routing', () => {
   it('answers 404 NOT_FOUND as JSON for unknown routes', async () => {
     await expectError(await t.api('GET', '/nothing-here'), 404, 'NOT_FOUND');
     await expectError(await fetch(`${t.server.url}/flags`), 404, 'NOT_FOUND');
-    await expectError(await fetch(`${t.server.url}/`), 404, 'NOT_FOUND');
+    await expectError(await fetch(`${t.server.url}/favicon.ico`), 404, 'NOT_FOUND');
+    await expectError(await fetch(`${t.server.url}/dashboard/nope.js`), 404, 'NOT_FOUND');
+    // `/` is the dashboard's page (docs/protocol.md §10.1), a 404 only with the dashboard off.
+    const off = await startTestServer({ dashboard: false });
+    try {
+      await expectError(await fetch(`${off.server.url}/`), 404, 'NOT_FOUND');
+    } finally {
+      await off.close();
+    }
   });
 
   it('answers 405 METHOD_NOT_ALLOWED with an Allow header', async () => {

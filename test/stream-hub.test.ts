@@ -38,7 +38,7 @@ class HealthyResponse extends StalledResponse {
 const req = {
   method: 'GET',
   resume() {},
-  socket: { setKeepAlive() {}, setNoDelay() {} },
+  socket: { setKeepAlive() {}, setNoDelay() {}, once() {}, off() {} },
 } as unknown as IncomingMessage;
 
 function environment(): Environment {
