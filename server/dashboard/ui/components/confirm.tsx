@@ -1,6 +1,5 @@
 /** A yes/no dialog for one action; its failure is shown inside it, its success closes it. */
-import { useState } from 'preact/hooks';
-import { messageOf } from '../api.js';
+import { useAction } from '../use-action.js';
 import { ErrorText } from './bits.js';
 import { Dialog } from './dialog.js';
 
@@ -15,18 +14,12 @@ interface Props {
 }
 
 export function ConfirmDialog({ title, text, confirmLabel, danger, action, onClose }: Props) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const confirm = async () => {
-    setBusy(true);
-    try {
+  const { busy, error, run } = useAction();
+  const confirm = () =>
+    run(async () => {
       await action();
       onClose();
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
-  };
+    });
   return (
     <Dialog title={title} onClose={onClose}>
       {text && <p>{text}</p>}

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { UpdateFlagInput } from '../../../../src/core/types.js';
 import { Switch } from '../components/switch.js';
 import type { Flag } from '../types.js';
+import { useAction } from '../use-action.js';
 
 interface Props {
   flag: Flag;
@@ -140,14 +141,12 @@ interface EditorProps {
 
 function DescriptionEditor({ flagKey, initial, onSave, onCancel }: EditorProps) {
   const [text, setText] = useState(initial);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useAction();
   const area = useRef<HTMLTextAreaElement>(null);
   useEffect(() => area.current?.focus(), []);
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    await onSave(text.trim() === '' ? null : text);
-    setBusy(false);
+    await run(() => onSave(text.trim() === '' ? null : text));
   };
   return (
     <form class="desc-edit" onSubmit={submit}>

@@ -7,6 +7,7 @@ import { Dialog } from '../components/dialog.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
 import type { Flag } from '../types.js';
+import { useAction } from '../use-action.js';
 import { FlagRow } from './flag-row.js';
 import { NewFlagForm } from './new-flag.js';
 
@@ -154,19 +155,14 @@ interface DeleteProps {
 function DeleteFlagDialog({ path, flagKey, onClose, onDeleted }: DeleteProps) {
   const id = useId();
   const [typed, setTyped] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
     if (typed !== flagKey) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       await api(path, { method: 'DELETE' });
       onDeleted();
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={`Delete flag ${flagKey}?`} onClose={onClose}>

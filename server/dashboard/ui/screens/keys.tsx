@@ -1,6 +1,6 @@
 /** `#/env/P/E/keys`: the environment's API keys; create one (shown once) or revoke one. */
 import { useId, useState } from 'preact/hooks';
-import { api, envApi, messageOf } from '../api.js';
+import { api, envApi } from '../api.js';
 import { Behind, ErrorText, TableWrap } from '../components/bits.js';
 import { ConfirmDialog } from '../components/confirm.js';
 import { SecretPanel } from '../components/secret-panel.js';
@@ -8,6 +8,7 @@ import { useStructureChanges } from '../events.js';
 import { dateTime, sourceText } from '../format.js';
 import { useResource } from '../resource.js';
 import type { ApiKeyView } from '../types.js';
+import { useAction } from '../use-action.js';
 
 export function KeysScreen({ project, env }: { project: string; env: string }) {
   const base = envApi(project, env, 'keys');
@@ -107,22 +108,15 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
   const id = useId();
   const [name, setName] = useState('');
   const [access, setAccess] = useState<'full' | 'read-only'>('read-only');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    try {
+    await run(async () => {
       const body = name.trim() === '' ? { access } : { access, name: name.trim() };
       const created = await api<ApiKeyView & { key: string }>(path, { method: 'POST', body });
       setName('');
-      setError(undefined);
       onCreated(created.key);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <section class="panel" aria-labelledby={`${id}-h`}>

@@ -1,10 +1,11 @@
 /** The "New flag" form: key (checked as typed), type, initial percentage, description. */
 import { useId, useState } from 'preact/hooks';
 import type { CreateFlagInput, FlagType } from '../../../../src/core/types.js';
-import { api, messageOf } from '../api.js';
+import { api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
 import type { Flag } from '../types.js';
+import { useAction } from '../use-action.js';
 
 interface Props {
   /** `.../flags` of the environment. */
@@ -19,8 +20,7 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
   const [type, setType] = useState<FlagType>('boolean');
   const [percent, setPercent] = useState('0');
   const [description, setDescription] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const [done, setDone] = useState('');
 
   const problem = keyProblem(key, taken, 'Flag');
@@ -33,21 +33,15 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
     const body: CreateFlagInput = { key, type };
     if (type === 'rollout') body.percentage = Number(percent);
     if (description.trim() !== '') body.description = description;
-    setBusy(true);
-    try {
+    const created = await run(async () => {
       const flag = await api<Flag>(path, { method: 'POST', body });
       setKey('');
       setPercent('0');
       setDescription('');
-      setError(undefined);
       setDone(`Flag ${flag.key} created.`);
       onCreated(flag);
-    } catch (err) {
-      setError(messageOf(err));
-      setDone('');
-    } finally {
-      setBusy(false);
-    }
+    });
+    if (!created) setDone('');
   };
 
   return (

@@ -1,6 +1,6 @@
 /** `#/`: every project with its environments, live stream counts, and forms to add more. */
 import { useId, useState } from 'preact/hooks';
-import { api, messageOf } from '../api.js';
+import { api } from '../api.js';
 import { ErrorText, TableWrap } from '../components/bits.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
 import { useEnvChanges, useStreamCounts, useStructureChanges } from '../events.js';
@@ -8,6 +8,7 @@ import { sourceText } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref, navigate } from '../route.js';
 import type { EnvView, Overview, ProjectView } from '../types.js';
+import { useAction } from '../use-action.js';
 
 export function OverviewScreen() {
   const overview = useResource(() => api<Overview>('/admin/api/overview'), 'overview');
@@ -87,16 +88,14 @@ type FormProps = { taken: string[]; onCreated: () => void } & (
 function NewKeyForm(props: FormProps) {
   const id = useId();
   const [key, setKey] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const isProject = props.kind === 'project';
   const problem = keyProblem(key, props.taken, isProject ? 'Project' : 'Environment');
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!keyUsable(key, problem)) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       if (props.kind === 'project') {
         await api('/admin/api/projects', { method: 'POST', body: { key } });
       } else {
@@ -107,13 +106,8 @@ function NewKeyForm(props: FormProps) {
         navigate(envHref(props.project, key, 'flags'));
       }
       setKey('');
-      setError(undefined);
       props.onCreated();
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const content = (

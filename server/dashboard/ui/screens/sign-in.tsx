@@ -1,7 +1,8 @@
 /** The only screen without a session: paste the admin token. */
 import { useId, useState } from 'preact/hooks';
-import { api, messageOf } from '../api.js';
+import { api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
+import { useAction } from '../use-action.js';
 
 /** Exchanges the admin token for the session cookie (`docs/protocol.md` §10.2). */
 export function exchangeToken(token: string): Promise<void> {
@@ -16,8 +17,7 @@ interface Props {
 export function SignIn({ initialError, onSignedIn }: Props) {
   const id = useId();
   const [token, setToken] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState(initialError);
+  const { busy, error, setError, run } = useAction(initialError);
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -26,14 +26,10 @@ export function SignIn({ initialError, onSignedIn }: Props) {
       setError('Paste the admin token first.');
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       await exchangeToken(value);
       onSignedIn();
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,10 +1,11 @@
 /** The webhook forms: the event checkboxes, "New webhook", and the "Edit events" dialog. */
 import { useId, useState } from 'preact/hooks';
 import { WEBHOOK_EVENT_KINDS } from '../../../../src/core/limits.js';
-import { api, messageOf } from '../api.js';
+import { api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
 import type { WebhookEventKind } from '../types.js';
+import { useAction } from '../use-action.js';
 
 const ALL: WebhookEventKind[] = [...WEBHOOK_EVENT_KINDS];
 
@@ -57,25 +58,18 @@ export function NewWebhookForm({ path, covered, onCreated }: NewProps) {
   const id = useId();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEventKind[]>(ALL);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    try {
+    await run(async () => {
       const created = await api<CreatedWebhookAnswer>(path, {
         method: 'POST',
         body: { url: url.trim(), events },
       });
       setUrl('');
       setEvents(ALL);
-      setError(undefined);
       onCreated(created);
-    } catch (err) {
-      setError(messageOf(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <section class="panel" aria-labelledby={`${id}-h`}>
@@ -115,18 +109,13 @@ interface EditProps {
 
 export function EditEventsDialog({ url, initial, save, onClose }: EditProps) {
   const [events, setEvents] = useState(initial);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
+  const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    try {
+    await run(async () => {
       await save(events);
       onClose();
-    } catch (err) {
-      setError(messageOf(err));
-      setBusy(false);
-    }
+    });
   };
   return (
     <Dialog title={`Events sent to ${url}`} onClose={onClose}>
