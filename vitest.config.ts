@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // expect.poll waits for an event that will come (a page re-rendering, say); a deadline, not a timing claim.
+    expect: { poll: { timeout: 10_000, interval: 20 } },
   },
 });

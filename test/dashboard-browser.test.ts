@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type FlagwireClient } from '../src/index.js';
+import { createClient, createManagementClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { seriousViolations } from './helpers/axe.js';
 import { useChromium } from './helpers/browser.js';
@@ -203,18 +203,32 @@ describe('flags', () => {
       body: JSON.stringify({ key: 'from-api', type: 'boolean', description: xss }),
     });
     expect(created.status).toBe(201);
-    await page.getByText(xss, { exact: true }).waitFor({ timeout: 2000 });
+    await page.getByText(xss, { exact: true }).waitFor({ timeout: 10_000 });
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
     expect(await page.locator('main img').count()).toBe(0);
-    await fetch(`${t.server.url}/api/v1/flags/from-api`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${full.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ enabled: true }),
+    // And a change through the SDK's management client.
+    await createManagementClient({ baseUrl: t.base, apiKey: full.key }).flags.update('from-api', {
+      enabled: true,
     });
     await expect
-      .poll(() => page.getByRole('switch', { name: 'Enabled: from-api' }).isChecked(), { timeout: 2000 })
+      .poll(() => page.getByRole('switch', { name: 'Enabled: from-api' }).isChecked(), { timeout: 10_000 })
       .toBe(true);
     await checkA11y('flags');
+  });
+
+  it('shows a change made in a second tab without a reload', async () => {
+    const second = await context.newPage();
+    watch(second);
+    await second.goto(page.url());
+    await second.getByRole('switch', { name: 'Enabled: checkout' }).click();
+    await expect
+      .poll(() => page.getByRole('switch', { name: 'Enabled: checkout' }).isChecked(), { timeout: 10_000 })
+      .toBe(true);
+    await second.getByRole('switch', { name: 'Enabled: checkout' }).click();
+    await expect
+      .poll(() => page.getByRole('switch', { name: 'Enabled: checkout' }).isChecked(), { timeout: 10_000 })
+      .toBe(false);
+    await second.close();
   });
 
   it('filters by search and state, and edits a description', async () => {
