@@ -2,6 +2,7 @@
  * `startServer()`: load the store, set up environments and keys, seed config flags,
  * and listen (`docs/protocol.md` §7).
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from './config.js';
@@ -19,6 +20,8 @@ import { sdkRoutes } from './http/handlers/sdk.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
 import { sendError } from './http/respond.js';
 import { splitTarget } from './http/router.js';
+import { createOfrepHandler } from './ofrep/handler.js';
+import { OfrepStreams } from './ofrep/stream.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { AdminService, grantsOf } from './state/admin-service.js';
 import type { Access, Environment } from './state/model.js';
@@ -120,6 +123,14 @@ function listen(server: Server, port: number, host: string, backlog: number): Pr
   });
 }
 
+/** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
+async function streamSecret(db: ReturnType<typeof createDatabase>, service: FlagService): Promise<string> {
+  if (db.streamSecret !== undefined) return db.streamSecret;
+  const secret = randomBytes(32).toString('base64url');
+  await service.commitOps([{ t: 'stream-secret', secret }]);
+  return secret;
+}
+
 /** Starts a reference server. See `StartServerOptions` for every option and its default. */
 export async function startServer(options: StartServerOptions = {}): Promise<FlagwireServer> {
   const resolved = resolveServerOptions(options);
@@ -175,11 +186,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const admin = new AdminService(db, service, keyRing, envs, {
       environment: (env) => hub.addEnvironment(env),
       structure: () => adminEvents.structure(),
-      revoked: (grant) => hub.closeStreamsOf(grant),
+      revoked: (grant) => {
+        hub.closeStreamsOf(grant);
+        ofrepStreams.revoked(grant);
+      },
     });
     service.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
+    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing);
+    service.onChange((change) => ofrepStreams.changed(change));
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();
@@ -197,12 +213,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           envRoutes,
         })
       : undefined;
+    const ofrep = createOfrepHandler({ logger, keys: keyRing, flags: service, streams: ofrepStreams });
     const handle = guarded((req, res) => {
-      if (dashboard) {
-        const target = splitTarget(req.url);
-        if (target) {
-          const answered = dashboard(req, res, target.path, target.query);
-          if (answered !== false) return answered;
+      const target = splitTarget(req.url);
+      if (target) {
+        const answered = ofrep(req, res, target.path, target.query);
+        if (answered !== false) return answered;
+        if (dashboard) {
+          const shown = dashboard(req, res, target.path, target.query);
+          if (shown !== false) return shown;
         }
       }
       return api(req, res);
@@ -243,6 +262,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
       hub.close();
       adminEvents.close();
+      ofrepStreams.close();
       http.closeIdleConnections();
       await dispatcher.close();
       await storage.close();

@@ -137,6 +137,8 @@ export class Database extends Map<string, Environment> {
   readonly projects = new Map<string, StoredProject>();
   /** The admin token the server generated on its first start, if it did. */
   adminToken: string | undefined;
+  /** The secret that signs OFREP stream tokens (`docs/protocol.md` §11.4), made on first start. */
+  streamSecret: string | undefined;
   /** How many history entries an environment keeps. */
   historyLimit = 10_000;
 }

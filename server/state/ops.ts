@@ -43,7 +43,8 @@ export type Op =
   | { t: 'project'; project: StoredProject }
   | { t: 'key'; env: string; key: StoredApiKey }
   | { t: 'key-del'; env: string; id: string }
-  | { t: 'admin'; token: string };
+  | { t: 'admin'; token: string }
+  | { t: 'stream-secret'; secret: string };
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {
@@ -64,6 +65,7 @@ export interface SnapshotData {
   }>;
   projects?: StoredProject[];
   adminToken?: string;
+  streamSecret?: string;
 }
 
 /** An empty database. */
@@ -166,6 +168,9 @@ export function applyOp(db: Database, op: Op): void {
     case 'admin':
       db.adminToken = op.token;
       return;
+    case 'stream-secret':
+      db.streamSecret = op.secret;
+      return;
   }
 }
 
@@ -189,6 +194,7 @@ export function toSnapshot(db: Database): SnapshotData {
     projects: [...db.projects.values()],
   };
   if (db.adminToken !== undefined) snapshot.adminToken = db.adminToken;
+  if (db.streamSecret !== undefined) snapshot.streamSecret = db.streamSecret;
   return snapshot;
 }
 
@@ -213,5 +219,6 @@ export function fromSnapshot(data: SnapshotData): Database {
   }
   for (const project of data.projects ?? []) db.projects.set(project.key, project);
   if (data.adminToken !== undefined) db.adminToken = data.adminToken;
+  if (data.streamSecret !== undefined) db.streamSecret = data.streamSecret;
   return db;
 }

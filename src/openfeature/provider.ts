@@ -17,6 +17,7 @@ import {
 import { createClient } from '../client/create-client.js';
 import type { ClientOptions } from '../client/options.js';
 import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
+import { openFeatureOutcome } from './outcome.js';
 
 export interface FlagwireProviderOptions extends ClientOptions {
   /**
@@ -31,48 +32,18 @@ function userOf(context: EvaluationContext): User {
   return { ...attributes, key: typeof targetingKey === 'string' ? targetingKey : undefined };
 }
 
-/** Flagwire's evaluation outcome in OpenFeature's vocabulary. */
+/** Flagwire's evaluation outcome in OpenFeature's vocabulary (`./outcome.ts`). */
 export function toResolution(detail: EvaluationDetail, defaultValue: boolean): ResolutionDetails<boolean> {
-  const flagMetadata = {
-    ...(detail.version === undefined ? {} : { version: detail.version }),
-    ...(detail.bucket === undefined ? {} : { bucket: detail.bucket }),
+  const outcome = openFeatureOutcome(detail);
+  const resolution: ResolutionDetails<boolean> = {
+    value: outcome.value ?? defaultValue,
+    reason: outcome.reason,
+    flagMetadata: outcome.metadata,
   };
-  switch (detail.reason) {
-    case 'ON':
-      return { value: true, reason: StandardResolutionReasons.STATIC, variant: 'on', flagMetadata };
-    case 'OFF':
-      return { value: false, reason: StandardResolutionReasons.DISABLED, variant: 'off', flagMetadata };
-    case 'ROLLOUT_IN':
-    case 'ROLLOUT_OUT':
-      return {
-        value: detail.value,
-        reason: StandardResolutionReasons.SPLIT,
-        variant: detail.value ? 'on' : 'off',
-        flagMetadata,
-      };
-    case 'MISSING_USER_KEY':
-      return {
-        value: defaultValue,
-        reason: StandardResolutionReasons.ERROR,
-        errorCode: ErrorCode.TARGETING_KEY_MISSING,
-        errorMessage: 'this rollout needs a targetingKey in the evaluation context',
-        flagMetadata,
-      };
-    case 'FLAG_NOT_FOUND':
-      return {
-        value: defaultValue,
-        reason: StandardResolutionReasons.ERROR,
-        errorCode: ErrorCode.FLAG_NOT_FOUND,
-      };
-    case 'NOT_READY':
-      return {
-        value: defaultValue,
-        reason: StandardResolutionReasons.ERROR,
-        errorCode: ErrorCode.PROVIDER_NOT_READY,
-      };
-    default:
-      return { value: defaultValue, reason: StandardResolutionReasons.ERROR, errorCode: ErrorCode.GENERAL };
-  }
+  if (outcome.variant) resolution.variant = outcome.variant;
+  if (outcome.errorCode) resolution.errorCode = outcome.errorCode as ErrorCode;
+  if (outcome.errorMessage) resolution.errorMessage = outcome.errorMessage;
+  return resolution;
 }
 
 const mismatch = <T>(flagKey: string, defaultValue: T): ResolutionDetails<T> => ({

@@ -1,0 +1,97 @@
+/**
+ * OFREP evaluation (`docs/protocol.md` §11): the request's context, one flag or all of them
+ * evaluated by the SDK's own `evaluateDetail` (one bucketing, §6) and mapped by the one
+ * OpenFeature mapping (`src/openfeature/outcome.ts`), and the bulk answer's ETag.
+ */
+import { createHash } from 'node:crypto';
+import { evaluateDetail } from '../../src/client/evaluate.js';
+import { openFeatureOutcome } from '../../src/openfeature/outcome.js';
+import type { Environment } from '../state/model.js';
+
+/** An OFREP error: its status, and the body `{key?, errorCode, errorDetails}`. */
+export class OfrepError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface OfrepContext {
+  /** The whole context, as sent. */
+  raw: Record<string, unknown>;
+  targetingKey: string | undefined;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{context: {...}}`; a missing body or context is an empty context (the server provider may send `{}`). */
+export function parseContext(body: unknown): OfrepContext {
+  if (body === undefined) return { raw: {}, targetingKey: undefined };
+  if (!isObject(body))
+    throw new OfrepError(400, 'INVALID_CONTEXT', 'the body must be a JSON object {"context": {...}}');
+  const context = body.context ?? {};
+  if (!isObject(context)) throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be a JSON object');
+  const key = context.targetingKey;
+  if (key !== undefined && key !== null && typeof key !== 'string') {
+    throw new OfrepError(400, 'INVALID_CONTEXT', '"targetingKey" must be a string');
+  }
+  return { raw: context, targetingKey: typeof key === 'string' && key !== '' ? key : undefined };
+}
+
+/** One flag's OFREP answer: a success, or a failure with its own `errorCode`. */
+export function evaluateOne(env: Environment, key: string, context: OfrepContext): Record<string, unknown> {
+  const flag = env.flags.get(key);
+  const outcome = openFeatureOutcome(evaluateDetail(flag, key, context.targetingKey, false, true));
+  if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
+  return {
+    key,
+    value: outcome.value,
+    reason: outcome.reason,
+    variant: outcome.variant,
+    metadata: outcome.metadata,
+  };
+}
+
+/** The HTTP status of a single evaluation's failure. */
+export const failureStatus = (errorCode: string): number => (errorCode === 'FLAG_NOT_FOUND' ? 404 : 400);
+
+/** Every flag of the environment, sorted by key. */
+export function evaluateAll(env: Environment, context: OfrepContext): Array<Record<string, unknown>> {
+  return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context));
+}
+
+/** JSON with object keys sorted, so equal contexts give equal ETags. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The bulk answer's ETag: the environment's history (epoch, revision), the whole context (the
+ * web provider keeps its `If-None-Match` across context changes that keep the `targetingKey`),
+ * and the stream token's window (so a client whose stream URL expired gets a new one in a 200).
+ */
+export function bulkEtag(env: Environment, context: OfrepContext, window: number): string {
+  const digest = createHash('sha256').update(
+    `${env.epoch}\0${env.revision}\0${window}\0${canonical(context.raw)}`,
+  );
+  return `"${digest.digest('base64url').slice(0, 27)}"`;
+}
+
+/** Whether `If-None-Match` names `etag`, compared without `W/` and quotes. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const bare = (tag: string) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
+  const wanted = bare(etag);
+  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === wanted);
+}

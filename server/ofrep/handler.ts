@@ -1,0 +1,154 @@
+/**
+ * The OpenFeature Remote Evaluation Protocol on the reference server (`docs/protocol.md` §11,
+ * open-feature/protocol `service/openapi.yaml` v0.3): `POST /ofrep/v1/evaluate/flags/:key`,
+ * `POST /ofrep/v1/evaluate/flags` (bulk, with ETag and `eventStreams`) and the change stream
+ * `GET /ofrep/v1/events?token=...`. Authenticated by the environment's API key, as
+ * `Authorization: Bearer` or `X-API-Key`; read-only keys suffice. Errors are OFREP's bodies
+ * `{key?, errorCode, errorDetails}`, and 401 has no body, as the protocol describes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
+import type { Logger } from '../http/app.js';
+import type { KeyRing } from '../http/auth.js';
+import { readJsonBody } from '../http/body.js';
+import type { FlagService } from '../state/service.js';
+import {
+  bulkEtag,
+  etagMatches,
+  evaluateAll,
+  evaluateOne,
+  failureStatus,
+  type OfrepContext,
+  OfrepError,
+  parseContext,
+} from './evaluate.js';
+import { type OfrepStreams, tokenWindow } from './stream.js';
+
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag',
+};
+const PREFLIGHT: Record<string, string> = {
+  ...CORS,
+  'access-control-allow-methods': 'POST, GET, OPTIONS',
+  'access-control-allow-headers': 'Content-Type, Authorization, If-None-Match, X-API-Key',
+  'access-control-max-age': '86400',
+};
+
+/** `/ofrep/v1/...`, tolerating the `//ofrep` that clients joining a base URL with a trailing slash send. */
+const OFREP_PATH = /^\/+ofrep\/v1\/(evaluate\/flags(?:\/([^/]+))?|events)\/?$/;
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const head: Record<string, string> = { ...CORS, ...headers };
+  if (bytes) {
+    head['content-type'] = 'application/json';
+    head['content-length'] = String(bytes.length);
+  } else {
+    head['content-length'] = '0';
+  }
+  res.writeHead(status, head).end(bytes);
+}
+
+async function readContext(req: IncomingMessage): Promise<OfrepContext> {
+  try {
+    return parseContext(await readJsonBody(req));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.code === 'INVALID_JSON') throw new OfrepError(400, 'PARSE_ERROR', error.message);
+    throw new OfrepError(error.status, 'GENERAL', error.message);
+  }
+}
+
+export interface OfrepDeps {
+  logger: Logger;
+  keys: KeyRing;
+  flags: FlagService;
+  streams: OfrepStreams;
+}
+
+/** Answers OFREP's paths; `false` for any other path. */
+export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: string,
+    key: string | undefined,
+    query: string,
+  ) {
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') return send(res, 204, undefined, PREFLIGHT);
+    if (route === 'events') {
+      if (method !== 'GET' && method !== 'HEAD')
+        throw new OfrepError(405, 'GENERAL', `${method} is not allowed; use GET`);
+      const grant = streams.verify(new URLSearchParams(query).get('token'));
+      if (!grant) return send(res, 401, undefined);
+      return streams.subscribe(grant, req, res, CORS);
+    }
+    if (method !== 'POST') throw new OfrepError(405, 'GENERAL', `${method} is not allowed; use POST`);
+    const apiKey = req.headers['x-api-key'];
+    const header =
+      typeof apiKey === 'string' && apiKey !== '' ? `Bearer ${apiKey}` : req.headers.authorization;
+    const grant = keys.authenticateOn(req.socket, header);
+    if (!grant) return send(res, 401, undefined);
+    const context = await readContext(req);
+    await flags.settled(); // answer only what is durable (§7.3)
+    const env = grant.env;
+    if (key !== undefined) {
+      const result = evaluateOne(env, key, context);
+      const errorCode = result.errorCode;
+      return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
+    }
+    const window = tokenWindow();
+    const etag = bulkEtag(env, context, window);
+    if (etagMatches(req.headers['if-none-match'], etag)) return send(res, 304, undefined, { etag });
+    const body = {
+      flags: evaluateAll(env, context),
+      metadata: { project: env.project, environment: env.environment, revision: env.revision },
+      eventStreams: [
+        {
+          type: 'sse',
+          endpoint: { requestUri: `/ofrep/v1/events?token=${streams.token(grant)}` },
+          inactivityDelaySec: 120,
+        },
+      ],
+    };
+    return send(res, 200, body, { etag, 'cache-control': 'no-cache' });
+  }
+
+  return (req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> | false => {
+    const match = OFREP_PATH.exec(path);
+    if (!match) return false;
+    const route = match[1]!.startsWith('events') ? 'events' : 'evaluate';
+    const key = match[2] === undefined ? undefined : decode(match[2]);
+    return handle(req, res, route, key, query).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      let failure = error;
+      if (!(error instanceof OfrepError)) {
+        logger.error(`internal error on ${req.method} ${path}: ${(error as Error)?.stack ?? error}`);
+        failure = new OfrepError(500, 'GENERAL', 'internal server error');
+      }
+      const { status, errorCode, message } = failure as OfrepError;
+      const body: Record<string, string> = { errorCode, errorDetails: message };
+      send(
+        res,
+        status,
+        key === undefined ? body : { key, ...body },
+        req.complete ? {} : { connection: 'close' },
+      );
+    });
+  };
+}
+
+function decode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
