@@ -3,41 +3,18 @@
  * another origin, connects to the reference server with a read-only key over the stream
  * (so the `Authorization` header works from a browser) and sees a flag flip live.
  */
-import { createServer, type Server } from 'node:http';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useChromium } from './helpers/browser.js';
+import { servePage, type TestPage } from './helpers/page-server.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
-let page: Server;
-let pageUrl: string;
+let page: TestPage;
 const browser = useChromium();
-let bundle: string;
 
 beforeAll(async () => {
-  const result = await build({
-    entryPoints: [new URL('./fixtures/browser-page.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    write: false,
-    logLevel: 'silent',
-  });
-  bundle = result.outputFiles[0]!.text;
+  page = await servePage(new URL('./fixtures/browser-page.ts', import.meta.url));
   t = await startTestServer();
-  page = createServer((req, res) => {
-    if (req.url?.startsWith('/app.js')) {
-      res.writeHead(200, { 'content-type': 'text/javascript' }).end(bundle);
-    } else {
-      res
-        .writeHead(200, { 'content-type': 'text/html' })
-        .end('<!doctype html><body>loading</body><script type="module" src="/app.js"></script>');
-    }
-  });
-  await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://127.0.0.1:${(page.address() as { port: number }).port}`;
 }, 60_000);
 
 afterAll(async () => {
@@ -46,8 +23,8 @@ afterAll(async () => {
 });
 
 it('bundles for the browser without any node: module', () => {
-  expect(bundle).not.toMatch(/from\s*["']node:/);
-  expect(bundle).not.toMatch(/require\(["']node:/);
+  expect(page.bundle).not.toMatch(/from\s*["']node:/);
+  expect(page.bundle).not.toMatch(/require\(["']node:/);
 });
 
 it('follows a flag live over the stream from another origin with a read-only key', async () => {
@@ -56,7 +33,7 @@ it('follows a flag live over the stream from another origin with a read-only key
   const consoleErrors: string[] = [];
   tab.on('pageerror', (e) => consoleErrors.push(e.message));
   const query = new URLSearchParams({ base: t.base, key: KEYS.acmeProdRead });
-  await tab.goto(`${pageUrl}/?${query}`);
+  await tab.goto(`${page.url}/?${query}`);
   await tab.waitForFunction(() => window.__ready === true || window.__error !== undefined);
   expect(await tab.evaluate(() => window.__error)).toBeUndefined();
   expect(await tab.evaluate(() => window.__flag)).toBe(false);
