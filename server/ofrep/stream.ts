@@ -59,7 +59,10 @@ export class OfrepStreams {
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     res.write('retry: 1000\n\n');
     let set = this.#streams.get(grant.env.id);
-    if (!set) this.#streams.set(grant.env.id, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      this.#streams.set(grant.env.id, set);
+    }
     const entry = { res, grant };
     set.add(entry);
     onGone(req, res, () => {
