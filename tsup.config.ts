@@ -17,6 +17,7 @@ export default defineConfig([
       server: 'server/index.ts',
       testing: 'src/testing/index.ts',
       openfeature: 'src/openfeature/index.ts',
+      'openfeature-web': 'src/openfeature/web/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

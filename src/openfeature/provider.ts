@@ -5,19 +5,17 @@
  * the default with `TYPE_MISMATCH`. Client events become provider events.
  */
 import {
-  ErrorCode,
   type EvaluationContext,
   type JsonValue,
   OpenFeatureEventEmitter,
   type Provider,
-  ProviderEvents,
+  type ProviderEvents,
   type ResolutionDetails,
-  StandardResolutionReasons,
 } from '@openfeature/server-sdk';
 import { createClient } from '../client/create-client.js';
 import type { ClientOptions } from '../client/options.js';
-import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
-import { openFeatureOutcome } from './outcome.js';
+import type { EvaluationDetail, FlagwireClient } from '../client/types.js';
+import { followClient, mismatch, resolutionOf, userOf } from './follow.js';
 
 export interface FlagwireProviderOptions extends ClientOptions {
   /**
@@ -27,31 +25,10 @@ export interface FlagwireProviderOptions extends ClientOptions {
   readyTimeoutMs?: number;
 }
 
-function userOf(context: EvaluationContext): User {
-  const { targetingKey, ...attributes } = context;
-  return { ...attributes, key: typeof targetingKey === 'string' ? targetingKey : undefined };
-}
-
 /** Flagwire's evaluation outcome in OpenFeature's vocabulary (`./outcome.ts`). */
 export function toResolution(detail: EvaluationDetail, defaultValue: boolean): ResolutionDetails<boolean> {
-  const outcome = openFeatureOutcome(detail);
-  const resolution: ResolutionDetails<boolean> = {
-    value: outcome.value ?? defaultValue,
-    reason: outcome.reason,
-    flagMetadata: outcome.metadata,
-  };
-  if (outcome.variant) resolution.variant = outcome.variant;
-  if (outcome.errorCode) resolution.errorCode = outcome.errorCode as ErrorCode;
-  if (outcome.errorMessage) resolution.errorMessage = outcome.errorMessage;
-  return resolution;
+  return resolutionOf(detail, defaultValue) as ResolutionDetails<boolean>;
 }
-
-const mismatch = <T>(flagKey: string, defaultValue: T): ResolutionDetails<T> => ({
-  value: defaultValue,
-  reason: StandardResolutionReasons.ERROR,
-  errorCode: ErrorCode.TYPE_MISMATCH,
-  errorMessage: `flag ${JSON.stringify(flagKey)} is a boolean flag; Flagwire flags resolve only as booleans`,
-});
 
 export class FlagwireProvider implements Provider {
   readonly metadata = { name: 'flagwire' } as const;
@@ -78,24 +55,8 @@ export class FlagwireProvider implements Provider {
   }
 
   async initialize(): Promise<void> {
-    let wasStale = false;
     this.#offs.push(
-      this.client.on('change', (change) =>
-        this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: [change.key] }),
-      ),
-      this.client.on('status', (status) => {
-        if (status.state === 'failed') {
-          this.events.emit(ProviderEvents.Error, {
-            message: status.lastError?.message ?? 'the client failed',
-          });
-        } else if (status.state === 'stale' || status.state === 'reconnecting') {
-          wasStale = true;
-          this.events.emit(ProviderEvents.Stale, { message: `flagwire client ${status.state}` });
-        } else if (status.state === 'connected' && wasStale) {
-          wasStale = false;
-          this.events.emit(ProviderEvents.Ready);
-        }
-      }),
+      ...followClient(this.client, (event, details) => this.events.emit(event as ProviderEvents, details)),
     );
     await this.client.ready({ timeoutMs: this.#readyTimeoutMs });
   }
@@ -114,17 +75,17 @@ export class FlagwireProvider implements Provider {
   }
 
   async resolveStringEvaluation(flagKey: string, defaultValue: string): Promise<ResolutionDetails<string>> {
-    return mismatch(flagKey, defaultValue);
+    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
   }
 
   async resolveNumberEvaluation(flagKey: string, defaultValue: number): Promise<ResolutionDetails<number>> {
-    return mismatch(flagKey, defaultValue);
+    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
   }
 
   async resolveObjectEvaluation<T extends JsonValue>(
     flagKey: string,
     defaultValue: T,
   ): Promise<ResolutionDetails<T>> {
-    return mismatch(flagKey, defaultValue);
+    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
   }
 }

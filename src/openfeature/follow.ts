@@ -1,0 +1,78 @@
+/**
+ * What the server and the web provider share, with no OpenFeature package imported (so the web
+ * provider's bundle carries no server SDK): the user of an evaluation context, the resolution of
+ * an evaluation (`./outcome.ts`), the answer to a type Flagwire flags are not, and the client's
+ * events as provider events.
+ */
+import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
+import { openFeatureOutcome } from './outcome.js';
+
+/** An evaluation context's `targetingKey` as the user key, its other attributes as attributes. */
+export function userOf(context: Readonly<Record<string, unknown>> | undefined): User {
+  const { targetingKey, ...attributes } = context ?? {};
+  return { ...attributes, key: typeof targetingKey === 'string' ? targetingKey : undefined };
+}
+
+/** OpenFeature's `ResolutionDetails`, structurally (both SDKs' types accept it). */
+export interface Resolution<T> {
+  value: T;
+  reason: string;
+  variant?: string;
+  errorCode?: string;
+  errorMessage?: string;
+  flagMetadata: Record<string, number>;
+}
+
+export function resolutionOf(detail: EvaluationDetail, defaultValue: boolean): Resolution<boolean> {
+  const outcome = openFeatureOutcome(detail);
+  const resolution: Resolution<boolean> = {
+    value: outcome.value ?? defaultValue,
+    reason: outcome.reason,
+    flagMetadata: outcome.metadata,
+  };
+  if (outcome.variant) resolution.variant = outcome.variant;
+  if (outcome.errorCode) resolution.errorCode = outcome.errorCode;
+  if (outcome.errorMessage) resolution.errorMessage = outcome.errorMessage;
+  return resolution;
+}
+
+/** Flagwire flags are booleans: any other type resolves to the default with `TYPE_MISMATCH`. */
+export const mismatch = <T>(flagKey: string, defaultValue: T): Resolution<T> => ({
+  value: defaultValue,
+  reason: 'ERROR',
+  errorCode: 'TYPE_MISMATCH',
+  errorMessage: `flag ${JSON.stringify(flagKey)} is a boolean flag; Flagwire flags resolve only as booleans`,
+  flagMetadata: {},
+});
+
+/** Provider event names; the same strings in the server and the web SDK. */
+export type ProviderEventName =
+  | 'PROVIDER_READY'
+  | 'PROVIDER_ERROR'
+  | 'PROVIDER_STALE'
+  | 'PROVIDER_CONFIGURATION_CHANGED';
+
+/**
+ * Turns the client's events into provider events: a change → CONFIGURATION_CHANGED with the
+ * key, a dropped stream → STALE, back → READY, a fatal failure → ERROR. Returns the unsubscribers.
+ */
+export function followClient(
+  client: FlagwireClient,
+  emit: (event: ProviderEventName, details?: { message?: string; flagsChanged?: string[] }) => void,
+): Array<() => void> {
+  let wasStale = false;
+  return [
+    client.on('change', (change) => emit('PROVIDER_CONFIGURATION_CHANGED', { flagsChanged: [change.key] })),
+    client.on('status', (status) => {
+      if (status.state === 'failed') {
+        emit('PROVIDER_ERROR', { message: status.lastError?.message ?? 'the client failed' });
+      } else if (status.state === 'stale' || status.state === 'reconnecting') {
+        wasStale = true;
+        emit('PROVIDER_STALE', { message: `flagwire client ${status.state}` });
+      } else if (status.state === 'connected' && wasStale) {
+        wasStale = false;
+        emit('PROVIDER_READY');
+      }
+    }),
+  ];
+}
