@@ -10,8 +10,12 @@ import { expect, it } from 'vitest';
 
 const entry = new URL('../src/index.ts', import.meta.url).pathname;
 
-async function measure(contents: string): Promise<{ gzipped: number; minified: number; inputs: string[] }> {
+async function measure(
+  contents: string,
+  external: string[] = [],
+): Promise<{ gzipped: number; minified: number; inputs: string[] }> {
   const result = await build({
+    external,
     stdin: { contents, resolveDir: new URL('.', import.meta.url).pathname, loader: 'ts' },
     bundle: true,
     minify: true,
@@ -45,4 +49,17 @@ it.each([
   expect(inputs.some((input) => input.startsWith('node:'))).toBe(false);
   expect(inputs.some((input) => input.includes('node_modules/eventsource/'))).toBe(true);
   expect(gzipped).toBeLessThan(budget);
+});
+
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 12 KiB', async () => {
+  const web = new URL('../src/openfeature/web/index.ts', import.meta.url).pathname;
+  const { gzipped, minified, inputs } = await measure(
+    `export { FlagwireWebProvider } from ${JSON.stringify(web)};`,
+    ['@openfeature/web-sdk'],
+  );
+  console.log(
+    `browser bundle, FlagwireWebProvider: ${minified} bytes minified, ${gzipped} bytes gzipped (budget 12288)`,
+  );
+  expect(inputs.some((input) => input.startsWith('node:') || input.includes('server-sdk'))).toBe(false);
+  expect(gzipped).toBeLessThan(12 * 1024);
 });

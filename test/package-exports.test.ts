@@ -52,5 +52,6 @@ describe('package exports', () => {
     expect(names('flagwire/server')).toContain('startServer');
     expect(names('flagwire/testing')).toContain('createTestClient');
     expect(names('flagwire/openfeature')).toContain('FlagwireProvider');
+    expect(names('flagwire/openfeature/web')).toBe('FlagwireWebProvider');
   });
 });
