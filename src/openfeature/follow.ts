@@ -4,6 +4,8 @@
  * an evaluation (`./outcome.ts`), the answer to a type Flagwire flags are not, and the client's
  * events as provider events.
  */
+import { createClient } from '../client/create-client.js';
+import type { ClientOptions } from '../client/options.js';
 import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
 import { openFeatureOutcome } from './outcome.js';
 
@@ -75,4 +77,47 @@ export function followClient(
       }
     }),
   ];
+}
+
+/** Options of a provider that creates its own client: the client's, and how long to wait for it. */
+export interface ProviderClientOptions extends ClientOptions {
+  /**
+   * How long `initialize()` waits for flags before the provider reports an error.
+   * @default 10000
+   */
+  readyTimeoutMs?: number;
+}
+
+/**
+ * The client of a provider: made from options (then the provider owns and closes it) or given;
+ * `start` follows it and waits until it is ready, `stop` lets it go.
+ */
+export class ProviderClient {
+  readonly client: FlagwireClient;
+  readonly #owned: boolean;
+  readonly #readyTimeoutMs: number;
+  #offs: Array<() => void> = [];
+
+  constructor(clientOrOptions: FlagwireClient | ProviderClientOptions) {
+    if ('isEnabled' in clientOrOptions) {
+      this.client = clientOrOptions;
+      this.#owned = false;
+      this.#readyTimeoutMs = 10_000;
+    } else {
+      const { readyTimeoutMs, ...options } = clientOrOptions;
+      this.client = createClient(options);
+      this.#owned = true;
+      this.#readyTimeoutMs = readyTimeoutMs ?? 10_000;
+    }
+  }
+
+  async start(emit: Parameters<typeof followClient>[1]): Promise<void> {
+    this.#offs.push(...followClient(this.client, emit));
+    await this.client.ready({ timeoutMs: this.#readyTimeoutMs });
+  }
+
+  async stop(): Promise<void> {
+    for (const off of this.#offs.splice(0)) off();
+    if (this.#owned) await this.client.close();
+  }
 }

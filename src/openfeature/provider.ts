@@ -12,18 +12,11 @@ import {
   type ProviderEvents,
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
-import { createClient } from '../client/create-client.js';
-import type { ClientOptions } from '../client/options.js';
 import type { EvaluationDetail, FlagwireClient } from '../client/types.js';
-import { followClient, mismatch, resolutionOf, userOf } from './follow.js';
+import { mismatch, ProviderClient, type ProviderClientOptions, resolutionOf, userOf } from './follow.js';
 
-export interface FlagwireProviderOptions extends ClientOptions {
-  /**
-   * How long `initialize()` waits for flags before the provider reports an error.
-   * @default 10000
-   */
-  readyTimeoutMs?: number;
-}
+/** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
+export type FlagwireProviderOptions = ProviderClientOptions;
 
 /** Flagwire's evaluation outcome in OpenFeature's vocabulary (`./outcome.ts`). */
 export function toResolution(detail: EvaluationDetail, defaultValue: boolean): ResolutionDetails<boolean> {
@@ -36,34 +29,20 @@ export class FlagwireProvider implements Provider {
   readonly events = new OpenFeatureEventEmitter();
   readonly hooks = [];
   readonly client: FlagwireClient;
-  readonly #owned: boolean;
-  readonly #readyTimeoutMs: number;
-  #offs: Array<() => void> = [];
+  readonly #held: ProviderClient;
 
   /** From client options (the provider creates and closes the client), or from a client you own. */
   constructor(clientOrOptions: FlagwireClient | FlagwireProviderOptions) {
-    if ('isEnabled' in clientOrOptions) {
-      this.client = clientOrOptions;
-      this.#owned = false;
-      this.#readyTimeoutMs = 10_000;
-    } else {
-      const { readyTimeoutMs, ...options } = clientOrOptions;
-      this.client = createClient(options);
-      this.#owned = true;
-      this.#readyTimeoutMs = readyTimeoutMs ?? 10_000;
-    }
+    this.#held = new ProviderClient(clientOrOptions);
+    this.client = this.#held.client;
   }
 
-  async initialize(): Promise<void> {
-    this.#offs.push(
-      ...followClient(this.client, (event, details) => this.events.emit(event as ProviderEvents, details)),
-    );
-    await this.client.ready({ timeoutMs: this.#readyTimeoutMs });
+  initialize(): Promise<void> {
+    return this.#held.start((event, details) => this.events.emit(event as ProviderEvents, details));
   }
 
-  async onClose(): Promise<void> {
-    for (const off of this.#offs.splice(0)) off();
-    if (this.#owned) await this.client.close();
+  onClose(): Promise<void> {
+    return this.#held.stop();
   }
 
   async resolveBooleanEvaluation(

@@ -12,18 +12,11 @@ import {
   type Provider,
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
-import { createClient } from '../../client/create-client.js';
-import type { ClientOptions } from '../../client/options.js';
 import type { FlagwireClient } from '../../client/types.js';
-import { followClient, mismatch, resolutionOf, userOf } from '../follow.js';
+import { mismatch, ProviderClient, type ProviderClientOptions, resolutionOf, userOf } from '../follow.js';
 
-export interface FlagwireWebProviderOptions extends ClientOptions {
-  /**
-   * How long `initialize()` waits for flags before the provider reports an error.
-   * @default 10000
-   */
-  readyTimeoutMs?: number;
-}
+/** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
+export type FlagwireWebProviderOptions = ProviderClientOptions;
 
 export class FlagwireWebProvider implements Provider {
   readonly metadata = { name: 'flagwire' } as const;
@@ -31,39 +24,25 @@ export class FlagwireWebProvider implements Provider {
   readonly events = new OpenFeatureEventEmitter();
   readonly hooks = [];
   readonly client: FlagwireClient;
-  readonly #owned: boolean;
-  readonly #readyTimeoutMs: number;
-  #offs: Array<() => void> = [];
+  readonly #held: ProviderClient;
 
   /** From client options (the provider creates and closes the client), or from a client you own. */
   constructor(clientOrOptions: FlagwireClient | FlagwireWebProviderOptions) {
-    if ('isEnabled' in clientOrOptions) {
-      this.client = clientOrOptions;
-      this.#owned = false;
-      this.#readyTimeoutMs = 10_000;
-    } else {
-      const { readyTimeoutMs, ...options } = clientOrOptions;
-      this.client = createClient(options);
-      this.#owned = true;
-      this.#readyTimeoutMs = readyTimeoutMs ?? 10_000;
-    }
+    this.#held = new ProviderClient(clientOrOptions);
+    this.client = this.#held.client;
   }
 
-  async initialize(): Promise<void> {
-    this.#offs.push(
-      ...followClient(this.client, (event, details) =>
-        this.events.emit(event as Parameters<OpenFeatureEventEmitter['emit']>[0], details),
-      ),
+  initialize(): Promise<void> {
+    return this.#held.start((event, details) =>
+      this.events.emit(event as Parameters<OpenFeatureEventEmitter['emit']>[0], details),
     );
-    await this.client.ready({ timeoutMs: this.#readyTimeoutMs });
   }
 
   /** Local evaluation: the new context applies to the next resolutions, with nothing to fetch. */
   onContextChange(): void {}
 
-  async onClose(): Promise<void> {
-    for (const off of this.#offs.splice(0)) off();
-    if (this.#owned) await this.client.close();
+  onClose(): Promise<void> {
+    return this.#held.stop();
   }
 
   resolveBooleanEvaluation(
