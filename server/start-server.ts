@@ -194,7 +194,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     service.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
-    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing);
+    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, resolved.maxStreams);
     service.onChange((change) => ofrepStreams.changed(change));
 
     dispatcher.start();

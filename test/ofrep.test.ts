@@ -235,6 +235,27 @@ describe('the change stream', () => {
     }
   });
 
+  it('refuses streams past maxStreams with 503 and a Retry-After in whole seconds', async () => {
+    const own = await startTestServer({ maxStreams: 1 });
+    try {
+      const res = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEYS.acmeProdRead}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const url = `${own.server.url}${(await res.json()).eventStreams[0].endpoint.requestUri}`;
+      const first = await openStream(url);
+      expect(first.response.statusCode).toBe(200);
+      const second = await fetch(url);
+      expect(second.status).toBe(503);
+      expect(second.headers.get('retry-after')).toMatch(/^[1-5]$/);
+      expect(await second.json()).toMatchObject({ errorCode: 'GENERAL' });
+      first.close();
+    } finally {
+      await own.close();
+    }
+  });
+
   it("closes a revoked key's stream and refuses its token", async () => {
     const key = await (
       await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })

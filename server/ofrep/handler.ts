@@ -88,6 +88,18 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
         throw new OfrepError(405, 'GENERAL', `${method} is not allowed; use GET`);
       const grant = streams.verify(new URLSearchParams(query).get('token'));
       if (!grant) return send(res, 401, undefined);
+      if (streams.full) {
+        // Shed load as the SDK stream does (§5.3); OFREP's Retry-After is in whole seconds.
+        const retry = String(1 + Math.floor(Math.random() * 5));
+        return send(
+          res,
+          503,
+          { errorCode: 'GENERAL', errorDetails: 'too many open streams; retry later' },
+          {
+            'retry-after': retry,
+          },
+        );
+      }
       return streams.subscribe(grant, req, res, CORS);
     }
     if (method !== 'POST') throw new OfrepError(405, 'GENERAL', `${method} is not allowed; use POST`);

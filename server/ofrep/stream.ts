@@ -26,11 +26,20 @@ export class OfrepStreams {
   readonly #secret: Buffer;
   readonly #keys: KeyRing;
   readonly #streams = new Map<string, Set<{ res: ServerResponse; grant: Grant }>>();
+  readonly #maxStreams: number;
+  #count = 0;
   #ping: NodeJS.Timeout | undefined;
 
-  constructor(secret: string, keys: KeyRing) {
+  /** `maxStreams`: open streams accepted (the server's `maxStreams`); past it, 503 with Retry-After. */
+  constructor(secret: string, keys: KeyRing, maxStreams: number) {
     this.#secret = Buffer.from(secret, 'utf8');
     this.#keys = keys;
+    this.#maxStreams = maxStreams;
+  }
+
+  /** Whether another stream may open now. */
+  get full(): boolean {
+    return this.#count >= this.#maxStreams;
   }
 
   /** The stream token of a grant for the current window. */
@@ -65,8 +74,9 @@ export class OfrepStreams {
     }
     const entry = { res, grant };
     set.add(entry);
+    this.#count += 1;
     onGone(req, res, () => {
-      set.delete(entry);
+      if (set.delete(entry)) this.#count -= 1;
       if (set.size === 0) this.#streams.delete(grant.env.id);
       if (this.#streams.size === 0) this.#stopPing();
     });
@@ -89,6 +99,7 @@ export class OfrepStreams {
   close(): void {
     this.#each(() => true, undefined);
     this.#streams.clear();
+    this.#count = 0;
     this.#stopPing();
   }
 
