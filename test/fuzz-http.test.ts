@@ -174,8 +174,33 @@ interface Violation {
   c: FuzzCase;
 }
 
+/** Whether the case speaks to OFREP's paths (`docs/protocol.md` §11), whose errors have OFREP's shape. */
+function isOfrepCase(c: FuzzCase): boolean {
+  return (c.req?.target ?? c.raw.map((b) => b.toString('latin1', 0, 400)).join('')).includes('/ofrep/');
+}
+
+/** Why `res` is not an OFREP error (`{key?, errorCode, errorDetails?}`, or a bodiless 401), if it is not. */
+function ofrepErrorProblem(res: WireResponse): { kind: string; detail: string } | undefined {
+  if (res.status === 401 && res.body.length === 0) return undefined;
+  const what = `${res.status} with body ${preview(res.body, 120)}`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(res.body.toString('utf8'));
+  } catch {
+    return { kind: 'non-JSON OFREP error', detail: what };
+  }
+  const body = parsed as Record<string, unknown>;
+  const ok =
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    typeof body.errorCode === 'string' &&
+    Object.keys(body).every((k) => ['key', 'errorCode', 'errorDetails'].includes(k));
+  return ok ? undefined : { kind: 'OFREP error body is not {key?, errorCode, errorDetails}', detail: what };
+}
+
 function check(c: FuzzCase, o: Outcome): Violation[] {
   const out: Violation[] = [];
+  const ofrep = isOfrepCase(c);
   const add = (kind: string, detail: string) => out.push({ kind, detail, c });
   if (o.timedOut) add('hang', `no answer and no close within ${EXCHANGE_TIMEOUT_MS} ms`);
   const startsWithHead = /^(?:\r?\n)*HEAD /.test(c.raw[0]?.toString('latin1', 0, 16) ?? '');
@@ -188,10 +213,11 @@ function check(c: FuzzCase, o: Outcome): Violation[] {
     }
     if (res.status >= 500) add('5xx', `${res.status} ${preview(res.body, 160)}`);
     if (res.status >= 400 && !res.head) {
-      const problem = errorProblem(res);
+      const problem = ofrep ? ofrepErrorProblem(res) && errorProblem(res) : errorProblem(res);
       if (problem) add(problem.kind, problem.detail);
     }
-    if (c.guarded && res.status >= 200 && res.status < 300 && !res.head) {
+    // An OFREP evaluation changes nothing: a 2xx to a guarded request there is no mutation.
+    if (c.guarded && !ofrep && res.status >= 200 && res.status < 300 && !res.head) {
       add('mutation accepted', `a full-key ${c.methods[0]} meant to be rejected got ${res.status}`);
     }
   }

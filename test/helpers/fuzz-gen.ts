@@ -234,8 +234,25 @@ function routeFor(r: Rng, method: string): string {
   }
 }
 
-/** The dashboard's paths (`docs/protocol.md` §10): the page, its files and the admin API. */
-function adminTarget(r: Rng): string {
+/** OFREP's paths (`docs/protocol.md` §11): evaluations never change data, so any body may go. */
+function ofrepTarget(r: Rng): string {
+  return r.pick([
+    '/ofrep/v1/evaluate/flags',
+    `/ofrep/v1/evaluate/flags/${flagKeySegment(r)}`,
+    '//ofrep/v1/evaluate/flags/seeded',
+    `/ofrep/v1/evaluate/flags?flagConfigEtag=${r.str(ALNUM, 8)}`,
+    `/ofrep/v1/events?token=${r.pick(['', 'x', 'a.b.c.d', `${r.str(ALNUM, 20)}.key_0.99999999.${r.str(ALNUM, 43)}`])}`,
+    '/ofrep/v1/events',
+    '/ofrep/v1/evaluate',
+    '/ofrep/v2/evaluate/flags',
+  ]);
+}
+
+/**
+ * The dashboard's paths (`docs/protocol.md` §10): the page, its files and the admin API. A
+ * guarded request (the admin token counts as a full key) never signs out (a 2xx that changes nothing).
+ */
+function adminTarget(r: Rng, guarded: boolean): string {
   const env = r.pick([
     'acme/production',
     'acme/staging',
@@ -247,7 +264,7 @@ function adminTarget(r: Rng): string {
     '/dashboard/app.js',
     '/dashboard/nope.js',
     '/dashboard/../package.json',
-    '/admin/api/session',
+    guarded ? '/admin/api/overview' : '/admin/api/session',
     '/admin/api/overview',
     '/admin/api/projects',
     `/admin/api/projects/${flagKeySegment(r)}/environments`,
@@ -271,7 +288,8 @@ function genTarget(r: Rng, method: string, avoidExisting: boolean): string {
     [8, () => `/api/v1/webhooks/${webhookIdSegment(r)}`],
     [6, () => r.pick(['/api/v1/sdk/flags', '/sdk/flags'])],
     [6, () => r.pick(['/sdk/events', '/sdk/stream', '/api/v1/sdk/events', '/api/v1/sdk/stream'])],
-    [8, () => adminTarget(r)],
+    [8, () => adminTarget(r, avoidExisting)],
+    [6, () => ofrepTarget(r)],
     [
       10,
       () =>
@@ -405,7 +423,9 @@ function genAuth(r: Rng): { values: string[]; label: string } {
 /** Conservative: anything close to a full key (one mangled byte away) counts as one. */
 function carriesFullKey(values: readonly string[]): boolean {
   return values.some((value) =>
-    FULL_KEYS.some((key) => value.toLowerCase().includes(key.slice(0, 20).toLowerCase())),
+    [...FULL_KEYS, FUZZ_ADMIN_TOKEN].some((key) =>
+      value.toLowerCase().includes(key.slice(0, 20).toLowerCase()),
+    ),
   );
 }
 
