@@ -4,13 +4,13 @@
  * (so the `Authorization` header works from a browser) and sees a flag flip live.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useChromium } from './helpers/browser.js';
+import { launchedChromium } from './helpers/browser.js';
 import { servePage, type TestPage } from './helpers/page-server.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
 let t: TestServer;
 let page: TestPage;
-const browser = useChromium();
+const browser = launchedChromium();
 
 beforeAll(async () => {
   page = await servePage(new URL('./fixtures/browser-page.ts', import.meta.url));

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createManagementClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { seriousViolations } from './helpers/axe.js';
-import { useChromium } from './helpers/browser.js';
+import { launchedChromium } from './helpers/browser.js';
 import { startReceiver, type TestReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { whenState, whenTrue } from './helpers/wait.js';
@@ -23,7 +23,7 @@ import { whenState, whenTrue } from './helpers/wait.js';
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'flagwire-screenshots');
 mkdirSync(SHOTS, { recursive: true });
 
-const browser = useChromium();
+const browser = launchedChromium();
 let t: TestServer;
 let admin: AdminCaller;
 let context: BrowserContext;

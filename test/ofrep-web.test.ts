@@ -5,11 +5,11 @@
  * event, by the event stream (no polling) and by polling; an unchanged poll is a 304.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useChromium } from './helpers/browser.js';
+import { launchedChromium } from './helpers/browser.js';
 import { servePage, type TestPage } from './helpers/page-server.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
-const browser = useChromium();
+const browser = launchedChromium();
 let t: TestServer;
 let page: TestPage;
 

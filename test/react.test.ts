@@ -4,11 +4,11 @@
  * A component reading `useBooleanFlagValue` re-renders when the flag flips through the API.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useChromium } from './helpers/browser.js';
+import { launchedChromium } from './helpers/browser.js';
 import { servePage, type TestPage } from './helpers/page-server.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
-const browser = useChromium();
+const browser = launchedChromium();
 let t: TestServer;
 let page: TestPage;
 

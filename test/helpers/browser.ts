@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, inject, it } from 'vitest';
  * returns a getter that throws the launch failure, so every test that needs the browser fails
  * with it.
  */
-export function useChromium(): () => Browser {
+export function launchedChromium(): () => Browser {
   let browser: Browser | undefined;
   let failure: unknown;
   beforeAll(async () => {

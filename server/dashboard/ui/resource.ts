@@ -51,6 +51,7 @@ export function useResource<T>(load: () => Promise<T>, key: string): Resource<T>
       });
   }, []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new key (another resource) starts afresh
   useEffect(() => {
     run.current = { busy: false, again: false };
     setState({ data: undefined, error: undefined });

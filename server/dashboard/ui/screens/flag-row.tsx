@@ -91,6 +91,7 @@ function Rollout({ flagKey, value, onCommit, onInvalid }: RolloutProps) {
   const [draft, setDraft] = useState<string | null>(null);
   // Enter and the `change` that may follow it commit the same value once.
   const sent = useRef<number | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new value from the server clears what was sent
   useEffect(() => {
     sent.current = null;
   }, [value]);
