@@ -64,6 +64,12 @@ export function invokeRoute<G extends Authenticated>(
   });
 }
 
+/** Whether `error` only says that the client went away (mid-upload, say): nothing to answer or log. */
+export function isClientGone(req: IncomingMessage, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return req.socket.destroyed || code === 'ECONNRESET' || (error as Error)?.message === 'aborted';
+}
+
 /**
  * Wraps a handler so that whatever it throws or rejects with becomes a JSON error (an
  * `ApiError` as itself, anything else as a logged 500), and a client that went away is let go.
@@ -76,11 +82,7 @@ export function guarded(
     req.on('error', () => {});
     res.on('error', () => {});
     const fail = (error: unknown) => {
-      const code = (error as NodeJS.ErrnoException)?.code;
-      const clientGone =
-        !(error instanceof ApiError) &&
-        (req.socket.destroyed || code === 'ECONNRESET' || (error as Error)?.message === 'aborted');
-      if (clientGone) {
+      if (!(error instanceof ApiError) && isClientGone(req, error)) {
         // The client gave up (mid-upload, say): no one to answer, nothing to log.
         res.destroy();
         return;

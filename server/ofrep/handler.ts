@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../http/app.js';
+import { isClientGone, type Logger } from '../http/app.js';
 import type { KeyRing } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import type { FlagService } from '../state/service.js';
@@ -141,6 +141,7 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     return handle(req, res, route, key, query).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       let failure = error;
+      if (!(error instanceof OfrepError) && isClientGone(req, error)) return void res.destroy();
       if (!(error instanceof OfrepError)) {
         logger.error(`internal error on ${req.method} ${path}: ${(error as Error)?.stack ?? error}`);
         failure = new OfrepError(500, 'GENERAL', 'internal server error');
