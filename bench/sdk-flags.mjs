@@ -30,7 +30,7 @@ function settings() {
 }
 
 /** 100 flags, half rollout (assorted percentages), half boolean; about 60 % enabled. */
-async function createFlags(base, key) {
+export async function createFlags(base, key) {
   const areas = [
     'checkout',
     'search',

@@ -190,6 +190,28 @@ export async function runLoad(config) {
   return JSON.parse(out);
 }
 
+/**
+ * `runLoad({ url: target.url, ...config })` against a server child (`{ url, cpu() }`), adding
+ * the child's CPU time per request (`cpuUsPerRequest`, µs) and its busy share (`cpuBusy`, 1 = one core).
+ */
+export async function runLoadWithCpu(target, config) {
+  const start = await target.cpu();
+  const summary = await runLoad({ url: target.url, ...config });
+  const end = await target.cpu();
+  const usedUs = end.user + end.system - start.user - start.system;
+  return { ...summary, cpuUsPerRequest: usedUs / summary.requests, cpuBusy: usedUs / 1e6 / summary.duration };
+}
+
+/** Throws unless every answer of a `runLoad` summary had `status` (and there were some), with no errors or timeouts. */
+export function expectOnlyStatus(summary, status, label) {
+  const codes = summary.statusCodes;
+  const clean = summary.errors === 0 && summary.timeouts === 0 && (codes[status] ?? 0) > 0;
+  if (clean && Object.keys(codes).every((code) => Number(code) === status)) return;
+  throw new Error(
+    `${label}: expected only ${status}, got ${JSON.stringify(codes)}, ${summary.errors} errors, ${summary.timeouts} timeouts`,
+  );
+}
+
 // ---------------------------------------------------------------- HTTP helper for set-up
 
 /** One management API call; throws on an unexpected status. */
