@@ -8,10 +8,13 @@ import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../http/respond.js';
 import type { Environment, FlagChange } from '../state/model.js';
 import { toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
+import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
 
 export interface CachedSnapshot {
   body: Buffer;
   etag: string;
+  /** The body compressed, per encoding, made once (`./encoded.ts`); absent for small bodies. */
+  encoded: EncodedBodies | undefined;
   /** Response headers of a 200 with `body`, built once per revision (the hot path). */
   okHeaders: Readonly<Record<string, string>>;
   /** Response headers of a 304. */
@@ -81,11 +84,12 @@ export class SdkView {
         ...CORS_HEADERS,
         etag,
         'cache-control': 'no-cache',
-        vary: 'Authorization',
+        vary: 'Authorization, Accept-Encoding',
       };
       this.#cached = {
         body: bytes,
         etag,
+        encoded: bytes.length >= MIN_COMPRESSED_BYTES ? new EncodedBodies(bytes) : undefined,
         notModifiedHeaders,
         okHeaders: {
           ...notModifiedHeaders,

@@ -1,6 +1,19 @@
 /** The SDK endpoints: `GET /sdk/flags` and the event stream (`docs/protocol.md` §5). */
+import type { ServerResponse } from 'node:http';
+import { type Encoding, pickEncoding } from '../../stream/encoded.js';
 import type { StreamHub } from '../../stream/hub.js';
+import type { CachedSnapshot } from '../../stream/sdk-view.js';
 import { defineRoute, type RequestContext, type Route } from '../router.js';
+
+function sendEncoded(res: ServerResponse, snapshot: CachedSnapshot, encoding: Encoding, bytes: Buffer): void {
+  res.writeHead(200, {
+    ...snapshot.notModifiedHeaders,
+    'content-type': 'application/json',
+    'content-encoding': encoding,
+    'content-length': String(bytes.length),
+  });
+  res.end(bytes);
+}
 
 /** Whether an `If-None-Match` header names `etag` (or is `*`). */
 function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -36,10 +49,18 @@ export function sdkRoutes(hub: StreamHub): Route[] {
           if (matchesEtag(req.headers['if-none-match'], snapshot.etag)) {
             res.writeHead(304, snapshot.notModifiedHeaders);
             res.end();
-          } else {
+            return;
+          }
+          const encoding = snapshot.encoded && pickEncoding(req.headers['accept-encoding']);
+          if (!encoding) {
             res.writeHead(200, snapshot.okHeaders);
             res.end(snapshot.body);
+            return;
           }
+          // Compressed once per revision and encoding; only the first request of a revision waits.
+          const ready = snapshot.encoded!.ready(encoding);
+          if (ready) return sendEncoded(res, snapshot, encoding, ready);
+          return snapshot.encoded!.get(encoding).then((bytes) => sendEncoded(res, snapshot, encoding, bytes));
         },
       },
     },
