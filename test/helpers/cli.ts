@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -45,9 +46,16 @@ export function spawnCli(
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     err += c;
   });
-  // A test that times out or a worker that dies must not leave a server running.
+  // A test that fails, times out or whose worker dies must not leave a server running.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
+  try {
+    onTestFinished(() => {
+      killOnExit();
+    });
+  } catch {
+    // Spawned outside a test (a hook): the exit handler above is the guard.
+  }
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('exit', (code, signal) => {
       process.off('exit', killOnExit);
