@@ -1,11 +1,11 @@
 /**
- * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation|webhooks|stream-load|ofrep ...]` (all by default).
+ * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation|webhooks|stream-load|ofrep|compression ...]` (all by default).
  *
  * The server under test is `dist/server.js` unless `FLAGWIRE_SERVER_MODULE` names another
  * build. Every figure is a ratio against a baseline measured in the same run (the machine
  * is noisy). Prints a table per benchmark and writes bench/results/latest.json.
  *
- * Environment knobs: FLAGWIRE_BENCH_ROUNDS, FLAGWIRE_BENCH_DURATION (sdk-flags, ofrep),
+ * Environment knobs: FLAGWIRE_BENCH_ROUNDS, FLAGWIRE_BENCH_DURATION (sdk-flags, ofrep, compression),
  * FLAGWIRE_BENCH_STREAMS, FLAGWIRE_BENCH_PATCHES (fanout), FLAGWIRE_BENCH_WRITE_DURATION,
  * FLAGWIRE_BENCH_TMPDIR (writes, stream-load), FLAGWIRE_BENCH_LOAD_STREAMS and the other
  * FLAGWIRE_BENCH_LOAD_* knobs (stream-load, see bench/README.md), FLAGWIRE_BENCH_CPU_PROF=DIR
@@ -13,6 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
+import * as compression from './compression.mjs';
 import * as fanout from './fanout.mjs';
 import { RESULTS_FILE, serverModule, writeResults } from './lib/util.mjs';
 import * as ofrep from './ofrep.mjs';
@@ -23,7 +24,7 @@ import * as streamLoad from './stream-load.mjs';
 import * as webhooks from './webhooks.mjs';
 import * as writes from './writes.mjs';
 
-const ALL = [sdkFlags, fanout, writes, sdkEvaluate, sdkPropagation, webhooks, streamLoad, ofrep];
+const ALL = [sdkFlags, fanout, writes, sdkEvaluate, sdkPropagation, webhooks, streamLoad, ofrep, compression];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !ALL.some((b) => b.name === w));

@@ -29,31 +29,29 @@ function settings() {
   };
 }
 
-/** 100 flags, half rollout (assorted percentages), half boolean; about 60 % enabled. */
+const AREAS = 'checkout search billing onboarding profile ads feed cart mail api'.split(' ');
+
+/**
+ * Flag `i` of the set createFlags makes: the create body (half rollout with assorted
+ * percentages, half boolean, a description on every third) and whether it is then enabled
+ * (about 60 %). Also the seed flags of the compression benchmark.
+ */
+export function flagSpec(i) {
+  const area = AREAS[i % AREAS.length];
+  const key = `${area}.experiment-${String(i).padStart(3, '0')}`;
+  const body = i % 2 === 0 ? { key, type: 'rollout', percentage: (i * 7) % 101 } : { key, type: 'boolean' };
+  if (i % 3 === 0) body.description = `Experiment ${i} of the ${area} team`;
+  return { body, enabled: i % 5 < 3 };
+}
+
+/** 100 flags (`flagSpec(0..99)`), created and enabled through the management API. */
 export async function createFlags(base, key) {
-  const areas = [
-    'checkout',
-    'search',
-    'billing',
-    'onboarding',
-    'profile',
-    'ads',
-    'feed',
-    'cart',
-    'mail',
-    'api',
-  ];
   const created = [];
   for (let i = 0; i < FLAG_COUNT; i++) {
-    const flagKey = `${areas[i % areas.length]}.experiment-${String(i).padStart(3, '0')}`;
-    const rollout = i % 2 === 0;
-    const body = rollout
-      ? { key: flagKey, type: 'rollout', percentage: (i * 7) % 101 }
-      : { key: flagKey, type: 'boolean' };
-    if (i % 3 === 0) body.description = `Experiment ${i} of the ${areas[i % areas.length]} team`;
+    const { body, enabled } = flagSpec(i);
     await api(base, 'POST', '/flags', key, body);
-    if (i % 5 < 3) await api(base, 'PATCH', `/flags/${encodeURIComponent(flagKey)}`, key, { enabled: true });
-    created.push(flagKey);
+    if (enabled) await api(base, 'PATCH', `/flags/${encodeURIComponent(body.key)}`, key, { enabled: true });
+    created.push(body.key);
   }
   return created;
 }

@@ -212,6 +212,17 @@ export function expectOnlyStatus(summary, status, label) {
   );
 }
 
+/**
+ * Settings of an autocannon benchmark: `FLAGWIRE_BENCH_ROUNDS` rounds (3) of runs of
+ * `FLAGWIRE_BENCH_DURATION` seconds (5), after a 2 s warm-up, 50 connections, pipelining 1.
+ */
+export function loadSettings() {
+  const knob = (name, fallback) => Number(process.env[name] ?? fallback);
+  const rounds = knob('FLAGWIRE_BENCH_ROUNDS', 3);
+  const duration = knob('FLAGWIRE_BENCH_DURATION', 5);
+  return { rounds, duration, warmup: 2, connections: 50, pipelining: 1 };
+}
+
 // ---------------------------------------------------------------- HTTP helper for set-up
 
 /** One management API call; throws on an unexpected status. */
