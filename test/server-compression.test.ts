@@ -123,11 +123,12 @@ describe('GET /sdk/flags compressed', () => {
 
 describe('the per-revision compressed bodies', () => {
   it('compresses once per encoding, however many requests ask at once', async () => {
-    const bodies = new EncodedBodies(Buffer.from(JSON.stringify({ x: 'y'.repeat(5000) })));
+    const bodies = new EncodedBodies(Buffer.from(JSON.stringify({ x: 'y'.repeat(5000) })), { etag: '"e"' });
     expect(bodies.ready('br')).toBeUndefined();
     const all = await Promise.all(Array.from({ length: 20 }, () => bodies.get('br')));
-    for (const bytes of all) expect(bytes).toBe(all[0]); // the very same buffer
+    for (const encoded of all) expect(encoded).toBe(all[0]); // the very same body and headers
     expect(bodies.ready('br')).toBe(all[0]);
+    expect(all[0]!.headers).toMatchObject({ etag: '"e"', 'content-encoding': 'br' });
   });
 
   it('picks the encoding as the header asks', () => {

@@ -53,30 +53,45 @@ export function pickEncoding(header: string | string[] | undefined): Encoding | 
   return undefined;
 }
 
+/** A compressed body and the headers of its 200, both made once. */
+export interface Encoded {
+  bytes: Buffer;
+  headers: Readonly<Record<string, string>>;
+}
+
 /** One body, compressed on first demand per encoding, the promise shared meanwhile. */
 export class EncodedBodies {
   readonly #bytes: Buffer;
-  readonly #done = new Map<Encoding, Buffer>();
-  readonly #pending = new Map<Encoding, Promise<Buffer>>();
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #done = new Map<Encoding, Encoded>();
+  readonly #pending = new Map<Encoding, Promise<Encoded>>();
 
-  constructor(bytes: Buffer) {
+  /** `headers`: those of every answer for this body, to which the encoding's are added. */
+  constructor(bytes: Buffer, headers: Readonly<Record<string, string>>) {
     this.#bytes = bytes;
+    this.#headers = headers;
   }
 
   /** The compressed body if it is ready (the hot path: no promise). */
-  ready(encoding: Encoding): Buffer | undefined {
+  ready(encoding: Encoding): Encoded | undefined {
     return this.#done.get(encoding);
   }
 
-  get(encoding: Encoding): Promise<Buffer> {
+  get(encoding: Encoding): Promise<Encoded> {
     const done = this.#done.get(encoding);
     if (done) return Promise.resolve(done);
     let pending = this.#pending.get(encoding);
     if (!pending) {
-      pending = compress[encoding](this.#bytes).then((out) => {
-        this.#done.set(encoding, out);
+      pending = compress[encoding](this.#bytes).then((bytes) => {
+        const headers = {
+          ...this.#headers,
+          'content-encoding': encoding,
+          'content-length': String(bytes.length),
+        };
+        const encoded = { bytes, headers };
+        this.#done.set(encoding, encoded);
         this.#pending.delete(encoding);
-        return out;
+        return encoded;
       });
       this.#pending.set(encoding, pending);
     }

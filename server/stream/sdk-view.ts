@@ -89,7 +89,10 @@ export class SdkView {
       this.#cached = {
         body: bytes,
         etag,
-        encoded: bytes.length >= MIN_COMPRESSED_BYTES ? new EncodedBodies(bytes) : undefined,
+        encoded:
+          bytes.length >= MIN_COMPRESSED_BYTES
+            ? new EncodedBodies(bytes, { ...notModifiedHeaders, 'content-type': 'application/json' })
+            : undefined,
         notModifiedHeaders,
         okHeaders: {
           ...notModifiedHeaders,

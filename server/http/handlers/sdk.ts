@@ -1,18 +1,12 @@
 /** The SDK endpoints: `GET /sdk/flags` and the event stream (`docs/protocol.md` §5). */
 import type { ServerResponse } from 'node:http';
-import { type Encoding, pickEncoding } from '../../stream/encoded.js';
+import { type Encoded, pickEncoding } from '../../stream/encoded.js';
 import type { StreamHub } from '../../stream/hub.js';
-import type { CachedSnapshot } from '../../stream/sdk-view.js';
 import { defineRoute, type RequestContext, type Route } from '../router.js';
 
-function sendEncoded(res: ServerResponse, snapshot: CachedSnapshot, encoding: Encoding, bytes: Buffer): void {
-  res.writeHead(200, {
-    ...snapshot.notModifiedHeaders,
-    'content-type': 'application/json',
-    'content-encoding': encoding,
-    'content-length': String(bytes.length),
-  });
-  res.end(bytes);
+function sendEncoded(res: ServerResponse, encoded: Encoded): void {
+  res.writeHead(200, encoded.headers);
+  res.end(encoded.bytes);
 }
 
 /** Whether an `If-None-Match` header names `etag` (or is `*`). */
@@ -59,8 +53,8 @@ export function sdkRoutes(hub: StreamHub): Route[] {
           }
           // Compressed once per revision and encoding; only the first request of a revision waits.
           const ready = snapshot.encoded!.ready(encoding);
-          if (ready) return sendEncoded(res, snapshot, encoding, ready);
-          return snapshot.encoded!.get(encoding).then((bytes) => sendEncoded(res, snapshot, encoding, bytes));
+          if (ready) return sendEncoded(res, ready);
+          return snapshot.encoded!.get(encoding).then((encoded) => sendEncoded(res, encoded));
         },
       },
     },
