@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Finds the browser for the browser tests once per run (test/helpers/chromium.ts).
-    globalSetup: ['test/helpers/chromium-setup.ts'],
+    // Finds the browser for the browser tests (test/helpers/chromium.ts) and installs the
+    // runtime matrix's runtimes (test/helpers/runtimes.ts), once per run.
+    globalSetup: ['test/helpers/chromium-setup.ts', 'test/helpers/runtimes-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
