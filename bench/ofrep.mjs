@@ -15,7 +15,15 @@
  * medians over rounds of req/s and of each round's ratio to (a), with the server's CPU time per
  * request. For information: no target.
  */
-import { expectOnlyStatus, fmt, median, runLoadWithCpu, startServerChild, table } from './lib/util.mjs';
+import {
+  expectOnlyStatus,
+  fmt,
+  loadSettings,
+  median,
+  runLoadWithCpu,
+  startServerChild,
+  table,
+} from './lib/util.mjs';
 import { createFlags } from './sdk-flags.mjs';
 
 export const name = 'ofrep';
@@ -23,17 +31,6 @@ export const name = 'ofrep';
 const TARGETING_KEY = 'user-42';
 const BODY = JSON.stringify({ context: { targetingKey: TARGETING_KEY } });
 const BULK = '/ofrep/v1/evaluate/flags';
-
-function settings() {
-  const env = process.env;
-  return {
-    rounds: Number(env.FLAGWIRE_BENCH_ROUNDS ?? 3),
-    duration: Number(env.FLAGWIRE_BENCH_DURATION ?? 5),
-    warmup: 2,
-    connections: 50,
-    pipelining: 1,
-  };
-}
 
 /** One request with `fetch`: status, ETag and body (parsed when there is one). */
 async function probe(url, init) {
@@ -43,7 +40,7 @@ async function probe(url, init) {
 }
 
 export async function run({ log = console.log } = {}) {
-  const s = settings();
+  const s = loadSettings();
   const server = await startServerChild({ memory: true }, 'ofrep');
   try {
     const created = await createFlags(`${server.url}/api/v1`, server.fullKey);
