@@ -76,6 +76,21 @@ async function setUpEnvironments(
     for (const project of options.config.projects) {
       for (const environment of project.environments) {
         const env = await service.ensureEnvironment(project.key, environment.key, false);
+        if (env.source !== 'config') {
+          // The config names it now (it was the dashboard's, or the default): it is authoritative.
+          const { id, epoch, generatedKeys: keys } = env;
+          await service.commitOps([
+            {
+              t: 'env',
+              id,
+              project: project.key,
+              environment: environment.key,
+              epoch,
+              keys,
+              source: 'config',
+            },
+          ]);
+        }
         envs.push(env);
         grants.push(...grantsOf(env, environment.apiKeys ?? []));
       }
@@ -156,13 +171,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const service = new FlagService(db, storage, (error) =>
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
-    const hub = new StreamHub({
+    const hub: StreamHub = new StreamHub({
       pingIntervalMs: resolved.pingIntervalMs,
       historySize: resolved.streamHistorySize,
       maxBufferedBytes: resolved.streamMaxBufferedBytes,
       maxTotalBufferedBytes: resolved.streamMaxTotalBufferedBytes,
       retryMs: resolved.streamRetryMs,
       maxStreams: resolved.maxStreams,
+      otherStreams: (): number => ofrepStreams.size,
     });
     service.onChange((change) => hub.publish(change));
     const dispatcher = new Dispatcher(db, service, {
@@ -194,7 +210,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     service.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
-    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, resolved.maxStreams);
+    const ofrepStreams: OfrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, {
+      maxStreams: resolved.maxStreams,
+      maxBufferedBytes: resolved.streamMaxBufferedBytes,
+      otherStreams: (): number => hub.size,
+    });
     service.onChange((change) => ofrepStreams.changed(change));
 
     dispatcher.start();
@@ -247,15 +267,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const address = await listen(http, resolved.port, resolved.host, resolved.listenBacklog);
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '[::1]' : shownHost}:${address.port}`;
-    const keys: ServerKey[] = [];
-    for (const env of envs) {
-      const configEnv = resolved.config?.projects
-        .find((p) => p.key === env.project)
-        ?.environments.find((e) => e.key === env.environment);
-      for (const { key, access } of [...(configEnv?.apiKeys ?? []), ...env.generatedKeys]) {
-        keys.push({ project: env.project, environment: env.environment, key, access });
+    /** The keys whose value the server knows (config and generated ones), as they are now. */
+    const currentKeys = (): ServerKey[] => {
+      const keys: ServerKey[] = [];
+      for (const env of admin.environments) {
+        const configEnv = resolved.config?.projects
+          .find((p) => p.key === env.project)
+          ?.environments.find((e) => e.key === env.environment);
+        for (const { key, access } of [...(configEnv?.apiKeys ?? []), ...env.generatedKeys]) {
+          keys.push({ project: env.project, environment: env.environment, key, access });
+        }
       }
-    }
+      return keys;
+    };
 
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
@@ -274,7 +298,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     return {
       url,
       port: address.port,
-      keys,
+      get keys() {
+        return currentKeys();
+      },
       get streamCount() {
         return hub.size;
       },

@@ -252,6 +252,61 @@ describe('durability and switches', () => {
     }
   });
 
+  it('takes back an environment the store kept from an earlier set-up, and serves it after restarts', async () => {
+    // Found by review: it answered 201 as "default" and was gone after the next restart.
+    const dir = await mkdtemp(join(tmpdir(), 'flagwire-dash-'));
+    try {
+      const first = await startServer({ dataDir: dir, logger: false });
+      const oldKey = first.keys.find((k) => k.access === 'full')!.key;
+      await first.close();
+      const config = { projects: [{ key: 'acme', environments: [{ key: 'prod' }] }] };
+      const second = await startServer({ dataDir: dir, config, logger: false });
+      const a = await adminCaller(second);
+      expect((await a.asPage('POST', '/projects', { key: 'default' })).status).toBe(201);
+      const env = await a.asPage('POST', '/projects/default/environments', { key: 'development' });
+      expect(env.status).toBe(201);
+      expect(await env.json()).toMatchObject({ source: 'dashboard' });
+      expect(
+        (await fetch(`${second.url}/api/v1/flags`, { headers: { authorization: `Bearer ${oldKey}` } }))
+          .status,
+      ).toBe(200);
+      await second.close();
+      const third = await startServer({ dataDir: dir, config, logger: false });
+      expect(
+        (await fetch(`${third.url}/api/v1/flags`, { headers: { authorization: `Bearer ${oldKey}` } })).status,
+      ).toBe(200);
+      await third.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('creates an environment once when two requests race', async () => {
+    await admin.asPage('POST', '/projects', { key: 'race' });
+    const answers = await Promise.all([
+      admin.asPage('POST', '/projects/race/environments', { key: 'e' }),
+      admin.asPage('POST', '/projects/race/environments', { key: 'e' }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const overview = await (await admin.call('GET', '/overview')).json();
+    expect(overview.projects.find((p: { key: string }) => p.key === 'race').environments).toHaveLength(1);
+  });
+
+  it('lists a revoked generated key no more in server.keys', async () => {
+    const own = await startTestServer({ config: undefined });
+    try {
+      const a = await adminCaller(own.server);
+      const keys = await (await a.call('GET', '/environments/default/development/keys')).json();
+      const full = keys.find((k: { access: string }) => k.access === 'full');
+      expect((await a.asPage('DELETE', `/environments/default/development/keys/${full.id}`)).status).toBe(
+        204,
+      );
+      expect(own.server.keys.map((k) => k.access)).toEqual(['read-only']);
+    } finally {
+      await own.close();
+    }
+  });
+
   it('serves no dashboard and no admin API with dashboard: false', async () => {
     const off = await startTestServer({ dashboard: false });
     try {

@@ -195,6 +195,22 @@ describe('OFREP on the wire', () => {
     expect(changed.headers.get('etag')).not.toBe(etag);
   });
 
+  it('refuses a context nested too deep with INVALID_CONTEXT (no stack overflow, no 500)', async () => {
+    const depth = 100_000;
+    const res = await ofrep('', `{"context":{"a":${'['.repeat(depth)}"x"${']'.repeat(depth)}}}`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ errorCode: 'INVALID_CONTEXT' });
+  });
+
+  it('gives another key another ETag (its stream URL differs)', async () => {
+    const context = { targetingKey: 'user-1' };
+    const read = (await ofrep('', { context })).headers.get('etag');
+    const full = (await ofrep('', { context }, { authorization: `Bearer ${KEYS.acmeProdFull}` })).headers.get(
+      'etag',
+    );
+    expect(read).not.toBe(full);
+  });
+
   it('answers CORS preflights for the headers the web provider sends', async () => {
     const res = await fetch(`${t.server.url}/ofrep/v1/evaluate/flags`, { method: 'OPTIONS' });
     expect(res.status).toBe(204);
@@ -251,6 +267,40 @@ describe('the change stream', () => {
       expect(second.headers.get('retry-after')).toMatch(/^[1-5]$/);
       expect(await second.json()).toMatchObject({ errorCode: 'GENERAL' });
       first.close();
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('answers HEAD on the stream with its headers and no open stream', async () => {
+    const res = await fetch(await streamUrl(KEYS.acmeProdRead), { method: 'HEAD' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+  });
+
+  it('counts OFREP and SDK streams against one maxStreams', async () => {
+    const own = await startTestServer({ maxStreams: 1 });
+    try {
+      const sdk = await openStream(`${own.server.url}/sdk/events`, {
+        authorization: `Bearer ${KEYS.acmeProdRead}`,
+      });
+      expect(sdk.response.statusCode).toBe(200);
+      const bulk = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEYS.acmeProdRead}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const url = `${own.server.url}${(await bulk.json()).eventStreams[0].endpoint.requestUri}`;
+      expect((await fetch(url)).status).toBe(503);
+      sdk.close();
+      await sdk.ended;
+      const ofrepStream = await openStream(url);
+      expect(ofrepStream.response.statusCode).toBe(200);
+      const refused = await fetch(`${own.server.url}/sdk/events`, {
+        headers: { authorization: `Bearer ${KEYS.acmeProdRead}` },
+      });
+      expect(refused.status).toBe(503);
+      ofrepStream.close();
     } finally {
       await own.close();
     }

@@ -24,6 +24,10 @@ export class AdminEvents {
   subscribe(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void {
     req.resume();
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     res.write(`retry: 1000\n${frame('streams', this.#counts())}`);
     this.#clients.add(res);
     onGone(req, res, () => {

@@ -37,7 +37,6 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           body: false,
           action: 'read',
           handler: async ({ res }) => {
-            await flags.settled();
             const projects = admin.projects().map((project) => ({
               ...project,
               environments: admin.environments
@@ -52,6 +51,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
                   revision: env.revision,
                 })),
             }));
+            await flags.settled(); // after reading: answer only what is durable (§7.3)
             sendJson(res, 200, { projects }, headers);
           },
         },

@@ -64,26 +64,33 @@ export function evaluateAll(env: Environment, context: OfrepContext): Array<Reco
   return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context));
 }
 
+/** How deep a context may nest (a deeper one is refused, not a stack overflow). */
+const MAX_CONTEXT_DEPTH = 32;
+
 /** JSON with object keys sorted, so equal contexts give equal ETags. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+function canonical(value: unknown, depth = 0): string {
+  if (depth > MAX_CONTEXT_DEPTH) {
+    throw new OfrepError(400, 'INVALID_CONTEXT', `the context nests deeper than ${MAX_CONTEXT_DEPTH} levels`);
+  }
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
   if (isObject(value)) {
     return `{${Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k], depth + 1)}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
 
 /**
- * The bulk answer's ETag: the environment's history (epoch, revision), the whole context (the
+ * The bulk answer's ETag: the environment's history (epoch, revision), the key (its stream URL
+ * is the key's), the whole context (the
  * web provider keeps its `If-None-Match` across context changes that keep the `targetingKey`),
  * and the stream token's window (so a client whose stream URL expired gets a new one in a 200).
  */
-export function bulkEtag(env: Environment, context: OfrepContext, window: number): string {
+export function bulkEtag(env: Environment, keyId: string, context: OfrepContext, window: number): string {
   const digest = createHash('sha256').update(
-    `${env.epoch}\0${env.revision}\0${window}\0${canonical(context.raw)}`,
+    `${env.epoch}\0${env.revision}\0${keyId}\0${window}\0${canonical(context.raw)}`,
   );
   return `"${digest.digest('base64url').slice(0, 27)}"`;
 }

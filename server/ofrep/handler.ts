@@ -109,19 +109,26 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     const grant = keys.authenticateOn(req.socket, header);
     if (!grant) return send(res, 401, undefined);
     const context = await readContext(req);
-    await flags.settled(); // answer only what is durable (§7.3)
     const env = grant.env;
+    // Evaluate now, then answer once every write seen is durable (§7.3): never the other way round.
     if (key !== undefined) {
       const result = evaluateOne(env, key, context);
+      await flags.settled();
       const errorCode = result.errorCode;
       return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
     }
     const window = tokenWindow();
-    const etag = bulkEtag(env, context, window);
-    if (etagMatches(req.headers['if-none-match'], etag)) return send(res, 304, undefined, { etag });
+    const etag = bulkEtag(env, grant.id, context, window);
+    if (etagMatches(req.headers['if-none-match'], etag)) {
+      await flags.settled();
+      return send(res, 304, undefined, { etag });
+    }
+    const evaluated = evaluateAll(env, context);
+    const revision = env.revision;
+    await flags.settled();
     const body = {
-      flags: evaluateAll(env, context),
-      metadata: { project: env.project, environment: env.environment, revision: env.revision },
+      flags: evaluated,
+      metadata: { project: env.project, environment: env.environment, revision },
       eventStreams: [
         {
           type: 'sse',

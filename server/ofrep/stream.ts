@@ -17,6 +17,15 @@ import type { FlagChange } from '../state/model.js';
 import { onGone } from '../stream/hub.js';
 
 const WINDOW_MS = 12 * 3600 * 1000;
+
+export interface OfrepStreamLimits {
+  /** Open streams of every kind the server accepts (its `maxStreams`). */
+  maxStreams: number;
+  /** Unsent bytes after which a stream that does not read is cut (its `streamMaxBufferedBytes`). */
+  maxBufferedBytes: number;
+  /** The server's other open streams (the SDK's), which count against `maxStreams` too. */
+  otherStreams: () => number;
+}
 const PING_EVERY_MS = 15_000;
 
 /** The current 12-hour window; a token issued in it is valid until the end of the next one. */
@@ -26,20 +35,25 @@ export class OfrepStreams {
   readonly #secret: Buffer;
   readonly #keys: KeyRing;
   readonly #streams = new Map<string, Set<{ res: ServerResponse; grant: Grant }>>();
-  readonly #maxStreams: number;
+  readonly #limits: OfrepStreamLimits;
   #count = 0;
+  #closed = false;
   #ping: NodeJS.Timeout | undefined;
 
-  /** `maxStreams`: open streams accepted (the server's `maxStreams`); past it, 503 with Retry-After. */
-  constructor(secret: string, keys: KeyRing, maxStreams: number) {
+  constructor(secret: string, keys: KeyRing, limits: OfrepStreamLimits) {
     this.#secret = Buffer.from(secret, 'utf8');
     this.#keys = keys;
-    this.#maxStreams = maxStreams;
+    this.#limits = limits;
   }
 
-  /** Whether another stream may open now. */
+  /** Open streams. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Whether another stream may open now: the SDK streams count against the same `maxStreams`. */
   get full(): boolean {
-    return this.#count >= this.#maxStreams;
+    return this.#closed || this.#count + this.#limits.otherStreams() >= this.#limits.maxStreams;
   }
 
   /** The stream token of a grant for the current window. */
@@ -66,6 +80,10 @@ export class OfrepStreams {
   subscribe(grant: Grant, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void {
     req.resume();
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
     res.write('retry: 1000\n\n');
     let set = this.#streams.get(grant.env.id);
     if (!set) {
@@ -76,7 +94,7 @@ export class OfrepStreams {
     set.add(entry);
     this.#count += 1;
     onGone(req, res, () => {
-      if (set.delete(entry)) this.#count -= 1;
+      if (set.delete(entry) && this.#count > 0) this.#count -= 1;
       if (set.size === 0) this.#streams.delete(grant.env.id);
       if (this.#streams.size === 0) this.#stopPing();
     });
@@ -88,7 +106,14 @@ export class OfrepStreams {
     const set = this.#streams.get(change.env.id);
     if (!set) return;
     const frame = `data: ${JSON.stringify({ type: 'refetchEvaluation', etag: `${change.env.epoch}-${change.revision}` })}\n\n`;
-    for (const { res } of set) if (!res.destroyed) res.write(frame);
+    for (const { res } of set) this.#write(res, frame);
+  }
+
+  /** Writes a frame; a stream whose unsent bytes pass the bound is cut, as the SDK's are (§5.3). */
+  #write(res: ServerResponse, frame: string): void {
+    if (res.destroyed) return;
+    res.write(frame);
+    if (res.writableLength > this.#limits.maxBufferedBytes) res.destroy();
   }
 
   /** Closes the streams a revoked key opened. */
@@ -97,6 +122,7 @@ export class OfrepStreams {
   }
 
   close(): void {
+    this.#closed = true;
     this.#each(() => true, undefined);
     this.#streams.clear();
     this.#count = 0;
@@ -109,7 +135,7 @@ export class OfrepStreams {
       for (const entry of set) {
         if (!which(entry) || entry.res.destroyed) continue;
         if (frame === undefined) entry.res.destroy();
-        else entry.res.write(frame);
+        else this.#write(entry.res, frame);
       }
     }
   }

@@ -43,6 +43,8 @@ export class AdminService {
   readonly #keys: KeyRing;
   readonly #events: AdminServiceEvents;
   readonly #served: Environment[];
+  /** Environments being created now, so a second request for one answers 409 at once. */
+  readonly #creating = new Set<string>();
 
   constructor(
     db: Database,
@@ -108,18 +110,33 @@ export class AdminService {
     if (!this.projects().some((p) => p.key === project)) {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
     }
-    if (this.#served.some((e) => e.project === project && e.environment === key)) {
-      throw new ApiError(
-        409,
-        'CONFLICT',
-        `environment ${JSON.stringify(`${project}/${key}`)} already exists`,
-      );
+    const id = `${project}/${key}`;
+    if (this.#creating.has(id) || this.#served.some((e) => e.id === id)) {
+      throw new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
     }
-    const env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
-    this.#served.push(env);
-    this.#events.environment(env);
-    this.#events.structure();
-    return env;
+    this.#creating.add(id);
+    try {
+      const stored = this.#db.get(id);
+      let env: Environment;
+      if (stored) {
+        // Kept in the store from an earlier set-up (a config that no longer names it, or the
+        // default project): it comes back whole, now the dashboard's, so it is served after restarts.
+        const { environment, epoch, generatedKeys: keys } = stored;
+        await this.#flags.commitOps([
+          { t: 'env', id, project, environment, epoch, keys, source: 'dashboard' },
+        ]);
+        env = stored;
+        for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
+      } else {
+        env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
+      }
+      this.#served.push(env);
+      this.#events.environment(env);
+      this.#events.structure();
+      return env;
+    } finally {
+      this.#creating.delete(id);
+    }
   }
 
   /** Keys of an environment, in the order they were made (config ones first). */

@@ -84,8 +84,10 @@ export function applyOp(db: Database, op: Op): void {
   switch (op.t) {
     case 'env': {
       const env = db.get(op.id);
-      if (env) env.generatedKeys = op.keys;
-      else
+      if (env) {
+        env.generatedKeys = op.keys;
+        if (op.source) env.source = op.source;
+      } else
         db.set(op.id, {
           id: op.id,
           project: op.project,

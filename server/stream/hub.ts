@@ -17,7 +17,10 @@ export interface StreamHubOptions {
   maxBufferedBytes: number;
   maxTotalBufferedBytes: number;
   retryMs: number;
+  /** Open streams, this hub's and `otherStreams()` (OFREP's) together. */
   maxStreams: number;
+  /** Streams of the server's other kinds, which count against `maxStreams` too. */
+  otherStreams?: () => number;
 }
 
 /**
@@ -74,6 +77,7 @@ export class StreamHub {
 
   /** Creates the view of an environment from its current (durable) state. */
   addEnvironment(env: Environment): void {
+    if (this.#views.has(env.id)) return; // its view and open streams stay
     this.#views.set(env.id, new SdkView(env, this.#options.historySize, this.#options.retryMs));
     this.#streams.set(env.id, new Set());
   }
@@ -138,7 +142,7 @@ export class StreamHub {
       res.end();
       return;
     }
-    if (this.#count >= this.#options.maxStreams) {
+    if (this.#count + (this.#options.otherStreams?.() ?? 0) >= this.#options.maxStreams) {
       // Shed load: a jittered Retry-After spreads the reconnects of refused clients.
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'the server has too many open streams; retry later', {
         'retry-after': String(1 + Math.floor(Math.random() * 5)),
