@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
-import { ADMIN_HEADERS, createDashboardHandler } from './dashboard/handler.js';
+import { createDashboardHandler } from './dashboard/handler.js';
 import { adminRoutes } from './dashboard/routes.js';
 import { AdminAuth } from './dashboard/session.js';
 import { DashboardAssets } from './dashboard/static.js';
@@ -76,21 +76,8 @@ async function setUpEnvironments(
     for (const project of options.config.projects) {
       for (const environment of project.environments) {
         const env = await service.ensureEnvironment(project.key, environment.key, false);
-        if (env.source !== 'config') {
-          // The config names it now (it was the dashboard's, or the default): it is authoritative.
-          const { id, epoch, generatedKeys: keys } = env;
-          await service.commitOps([
-            {
-              t: 'env',
-              id,
-              project: project.key,
-              environment: environment.key,
-              epoch,
-              keys,
-              source: 'config',
-            },
-          ]);
-        }
+        // The config names it now (it was the dashboard's, or the default): it is authoritative.
+        if (env.source !== 'config') await service.setEnvironmentSource(env, 'config');
         envs.push(env);
         grants.push(...grantsOf(env, environment.apiKeys ?? []));
       }
@@ -229,7 +216,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           auth: new AdminAuth(adminToken),
           admin,
           assets: new DashboardAssets(),
-          routes: adminRoutes({ admin, flags: service, hub, events: adminEvents, headers: ADMIN_HEADERS }),
+          routes: adminRoutes({ admin, flags: service, hub, events: adminEvents }),
           envRoutes,
         })
       : undefined;

@@ -21,9 +21,10 @@ export class AdminEvents {
     this.#counts = counts;
   }
 
-  subscribe(req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void {
+  /** Takes over `res` (the admin API's headers are already set on it). */
+  subscribe(req: IncomingMessage, res: ServerResponse): void {
     req.resume();
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
     if (req.method === 'HEAD') {
       res.end();
       return;

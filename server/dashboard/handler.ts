@@ -10,7 +10,7 @@ import { invokeRoute } from '../http/app.js';
 import type { Grant } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
-import { matchRoute, type Route } from '../http/router.js';
+import { decodeSegment, matchRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin-service.js';
 import type { AdminGrant } from './routes.js';
 import { AdminAuth, isSameOrigin } from './session.js';
@@ -21,7 +21,7 @@ const ENV_SCOPE = /^environments\/([^/]+)\/([^/]+)\/(.+)$/;
 const ADMIN: AdminGrant = { access: 'full' };
 
 /** Headers of every admin API answer. */
-export const ADMIN_HEADERS: Record<string, string> = {
+const ADMIN_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };
@@ -87,7 +87,7 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
 
     const scoped = ENV_SCOPE.exec(rest);
     if (scoped && !/^(keys|history)(\/|$)/.test(scoped[3]!)) {
-      const env = admin.environment(decode(scoped[1]!), decode(scoped[2]!));
+      const env = admin.environment(decodeSegment(scoped[1]!), decodeSegment(scoped[2]!));
       const match = matchRoute(envRoutes, `/api/v1/${scoped[3]}`);
       if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
       const grant: Grant = {
@@ -109,11 +109,3 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
 
 const crossOrigin = () =>
   new ApiError(403, 'FORBIDDEN', 'cross-origin request refused: the admin API answers its own pages only');
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}

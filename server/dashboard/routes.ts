@@ -7,6 +7,7 @@
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin-service.js';
+import type { Environment } from '../state/model.js';
 import type { FlagService } from '../state/service.js';
 import type { StreamHub } from '../stream/hub.js';
 import type { AdminEvents } from './events.js';
@@ -22,12 +23,20 @@ export interface AdminRouteDeps {
   flags: FlagService;
   hub: StreamHub;
   events: AdminEvents;
-  /** Headers of every admin answer (no caching, no sniffing). */
-  headers: Record<string, string>;
 }
 
-export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDeps): Route<AdminGrant>[] {
+export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Route<AdminGrant>[] {
   const envOf = (params: Record<string, string>) => admin.environment(params.project!, params.env!);
+  /** An environment as the overview lists it. */
+  const envView = (env: Environment) => ({
+    project: env.project,
+    key: env.environment,
+    source: env.source,
+    createdAt: env.createdAt,
+    streams: hub.countOf(env.id),
+    flags: env.flags.size,
+    revision: env.revision,
+  });
   return [
     defineRoute<AdminGrant>(
       'overview',
@@ -39,20 +48,10 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           handler: async ({ res }) => {
             const projects = admin.projects().map((project) => ({
               ...project,
-              environments: admin.environments
-                .filter((env) => env.project === project.key)
-                .map((env) => ({
-                  project: env.project,
-                  key: env.environment,
-                  source: env.source,
-                  createdAt: env.createdAt,
-                  streams: hub.countOf(env.id),
-                  flags: env.flags.size,
-                  revision: env.revision,
-                })),
+              environments: admin.environments.filter((env) => env.project === project.key).map(envView),
             }));
             await flags.settled(); // after reading: answer only what is durable (§7.3)
-            sendJson(res, 200, { projects }, headers);
+            sendJson(res, 200, { projects });
           },
         },
       },
@@ -66,12 +65,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           body: true,
           action: 'create projects',
           handler: async ({ res, body }) =>
-            sendJson(
-              res,
-              201,
-              { ...(await admin.createProject(validateNewKey(body))), environments: [] },
-              headers,
-            ),
+            sendJson(res, 201, { ...(await admin.createProject(validateNewKey(body))), environments: [] }),
         },
       },
       true,
@@ -85,18 +79,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           action: 'create environments',
           handler: async ({ res, body, params }) => {
             const env = await admin.createEnvironment(params.project!, validateNewKey(body));
-            const view = {
-              project: env.project,
-              key: env.environment,
-              source: env.source,
-              createdAt: env.createdAt,
-            };
-            sendJson(
-              res,
-              201,
-              { ...view, streams: 0, flags: env.flags.size, revision: env.revision },
-              headers,
-            );
+            sendJson(res, 201, envView(env));
           },
         },
       },
@@ -112,7 +95,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           handler: async ({ res, params }) => {
             const keys = admin.listKeys(envOf(params));
             await flags.settled();
-            sendJson(res, 200, keys, headers);
+            sendJson(res, 200, keys);
           },
         },
         POST: {
@@ -122,7 +105,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           handler: async ({ res, params, body }) => {
             const env = envOf(params);
             const { access, name } = validateNewApiKey(body);
-            sendJson(res, 201, await admin.createKey(env, access, name), headers);
+            sendJson(res, 201, await admin.createKey(env, access, name));
           },
         },
       },
@@ -137,7 +120,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           action: 'revoke keys',
           handler: async ({ res, params }) => {
             await admin.revokeKey(envOf(params), params.id!);
-            sendEmpty(res, 204, headers);
+            sendEmpty(res, 204);
           },
         },
       },
@@ -152,7 +135,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           action: 'read history',
           handler: async ({ res, params, query }) => {
             const { flag, limit } = historyQuery(query);
-            sendJson(res, 200, await flags.history(envOf(params), flag, limit), headers);
+            sendJson(res, 200, await flags.history(envOf(params), flag, limit));
           },
         },
       },
@@ -165,7 +148,7 @@ export function adminRoutes({ admin, flags, hub, events, headers }: AdminRouteDe
           readOnly: true,
           body: false,
           action: 'follow events',
-          handler: ({ req, res }) => events.subscribe(req, res, headers),
+          handler: ({ req, res }) => events.subscribe(req, res),
         },
       },
       true,

@@ -23,7 +23,7 @@ const PREFLIGHT_HEADERS = {
   'access-control-max-age': '86400',
 };
 
-export function notFoundRoute(path: string): ApiError {
+function notFoundRoute(path: string): ApiError {
   const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
   return new ApiError(404, 'NOT_FOUND', `no route for ${JSON.stringify(shown)}; the API lives under /api/v1`);
 }
@@ -132,12 +132,4 @@ export function createApiHandler(
     if (!grant) throw unauthorized();
     return invokeRoute(route, params, grant, req, res, target.path, target.query);
   };
-}
-
-export function createRequestHandler(
-  routes: readonly Route[],
-  keys: KeyRing,
-  logger: Logger,
-): (req: IncomingMessage, res: ServerResponse) => void {
-  return guarded(createApiHandler(routes, keys), logger);
 }

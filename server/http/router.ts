@@ -72,7 +72,8 @@ export function splitTarget(url: string | undefined): { path: string; query: str
   return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
 }
 
-function decode(segment: string): string {
+/** A path segment percent-decoded; left as it is when it is not valid percent-encoding. */
+export function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
@@ -110,7 +111,7 @@ export function matchRoute<G extends Authenticated>(
           break;
         }
         params ??= {};
-        params[want.slice(1)] = decode(got);
+        params[want.slice(1)] = decodeSegment(got);
       } else if (want !== got) {
         ok = false;
         break;

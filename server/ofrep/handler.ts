@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { isClientGone, type Logger } from '../http/app.js';
 import type { KeyRing } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
+import { decodeSegment } from '../http/router.js';
 import type { FlagService } from '../state/service.js';
 import {
   bulkEtag,
@@ -144,7 +145,7 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     const match = OFREP_PATH.exec(path);
     if (!match) return false;
     const route = match[1]!.startsWith('events') ? 'events' : 'evaluate';
-    const key = match[2] === undefined ? undefined : decode(match[2]);
+    const key = match[2] === undefined ? undefined : decodeSegment(match[2]);
     return handle(req, res, route, key, query).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       let failure = error;
@@ -163,12 +164,4 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
       );
     });
   };
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

@@ -35,7 +35,6 @@ export interface AdminServiceEvents {
 }
 
 export const newAdminToken = (): string => `fw_admin_${randomBase62(32)}`;
-export const ADMIN_TOKEN_PATTERN = /^fw_admin_[A-Za-z0-9]{32}$/;
 
 export class AdminService {
   readonly #db: Database;
@@ -121,10 +120,7 @@ export class AdminService {
       if (stored) {
         // Kept in the store from an earlier set-up (a config that no longer names it, or the
         // default project): it comes back whole, now the dashboard's, so it is served after restarts.
-        const { environment, epoch, generatedKeys: keys } = stored;
-        await this.#flags.commitOps([
-          { t: 'env', id, project, environment, epoch, keys, source: 'dashboard' },
-        ]);
+        await this.#flags.setEnvironmentSource(stored, 'dashboard');
         env = stored;
         for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
       } else {

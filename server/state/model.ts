@@ -20,7 +20,7 @@ export type Actor =
 
 /** An API key created in the dashboard: only its SHA-256 digest is kept. */
 export interface StoredApiKey {
-  /** `key_` + random. */
+  /** `key_` + 16 hex characters of the digest. */
   id: string;
   name: string | null;
   access: Access;

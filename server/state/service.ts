@@ -91,6 +91,12 @@ export class FlagService {
     return this.#db.get(id)!;
   }
 
+  /** Records where an environment now comes from (the dashboard took it back, or the config names it). */
+  setEnvironmentSource(env: Environment, source: Source): Promise<void> {
+    const { id, project, environment, epoch, generatedKeys: keys } = env;
+    return this.#commit([{ t: 'env', id, project, environment, epoch, keys, source }]);
+  }
+
   async listFlags(env: Environment): Promise<Flag[]> {
     const flags = [...env.flags.values()].sort(byKey).map(toFlag);
     await this.#storage.barrier();

@@ -11,17 +11,20 @@ export type Encoding = 'br' | 'gzip';
 /** Bodies smaller than this are not worth a compression. */
 export const MIN_COMPRESSED_BYTES = 1024;
 
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
 const compress: Record<Encoding, (bytes: Buffer) => Promise<Buffer>> = {
   // Quality 5: within a few percent of the best ratio at a fraction of quality 11's time.
   br: (bytes) =>
-    promisify(brotliCompress)(bytes, {
+    brotli(bytes, {
       params: {
         [constants.BROTLI_PARAM_QUALITY]: 5,
         [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
         [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
       },
     }),
-  gzip: (bytes) => promisify(gzip)(bytes, { level: 6 }),
+  gzip: (bytes) => gzipAsync(bytes, { level: 6 }),
 };
 
 /**
