@@ -128,9 +128,13 @@ function listen(server: Server, port: number, host: string, backlog: number): Pr
 /** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
 async function streamSecret(db: ReturnType<typeof createDatabase>, service: FlagService): Promise<string> {
   if (db.streamSecret !== undefined) return db.streamSecret;
-  const secret = randomBytes(32).toString('base64url');
-  await service.commitOps([{ t: 'stream-secret', secret }]);
-  return secret;
+  // Planned, so instances starting together on one database agree on one secret.
+  await service.commitPlanned('', () =>
+    db.streamSecret === undefined
+      ? [{ t: 'stream-secret', secret: randomBytes(32).toString('base64url') }]
+      : [],
+  );
+  return db.streamSecret!;
 }
 
 /** Starts a reference server. See `StartServerOptions` for every option and its default. */

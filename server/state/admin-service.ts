@@ -8,6 +8,7 @@ import { ApiError } from '../errors.js';
 import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from '../http/auth.js';
 import { newApiKey, randomBase62 } from './ids.js';
 import type { Access, Database, Environment, StoredApiKey, StoredProject } from './model.js';
+import type { Op } from './ops.js';
 import type { FlagService } from './service.js';
 
 /** An API key as the dashboard lists it (never its value). */
@@ -63,9 +64,11 @@ export class AdminService {
   async adminToken(given: string | undefined): Promise<string> {
     if (given !== undefined) return given;
     if (this.#db.adminToken !== undefined) return this.#db.adminToken;
-    const token = newAdminToken();
-    await this.#flags.commitOps([{ t: 'admin', token }]);
-    return token;
+    // Planned, so instances starting together on one database agree on the first one.
+    await this.#flags.commitPlanned('', () =>
+      this.#db.adminToken === undefined ? [{ t: 'admin', token: newAdminToken() }] : [],
+    );
+    return this.#db.adminToken!;
   }
 
   /** The environments this server serves, in the order they were set up. */
@@ -96,11 +99,13 @@ export class AdminService {
   }
 
   async createProject(key: string): Promise<ProjectView> {
-    if (this.projects().some((p) => p.key === key)) {
-      throw new ApiError(409, 'CONFLICT', `project ${JSON.stringify(key)} already exists`);
-    }
     const project: StoredProject = { key, createdAt: new Date().toISOString() };
-    await this.#flags.commitOps([{ t: 'project', project }]);
+    await this.#flags.commitPlanned('', () => {
+      if (this.projects().some((p) => p.key === key)) {
+        throw new ApiError(409, 'CONFLICT', `project ${JSON.stringify(key)} already exists`);
+      }
+      return [{ t: 'project', project }];
+    });
     this.#events.structure();
     return { ...project, source: 'dashboard' };
   }
@@ -115,6 +120,10 @@ export class AdminService {
     }
     this.#creating.add(id);
     try {
+      if (this.#flags.shared) await this.#flags.settled();
+      if (this.#served.some((e) => e.id === id)) {
+        throw new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
+      }
       const stored = this.#db.get(id);
       let env: Environment;
       if (stored) {
@@ -126,9 +135,7 @@ export class AdminService {
       } else {
         env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
       }
-      this.#served.push(env);
-      this.#events.environment(env);
-      this.#events.structure();
+      this.#serve(env);
       return env;
     } finally {
       this.#creating.delete(id);
@@ -163,8 +170,7 @@ export class AdminService {
       createdAt: new Date().toISOString(),
     };
     await this.#flags.commitOps([{ t: 'key', env: env.id, key: stored }]);
-    this.#keys.add(digest, storedGrant(env, stored));
-    this.#events.structure();
+    this.#addKey(env, stored);
     return { ...this.listKeys(env).find((k) => k.id === stored.id)!, key };
   }
 
@@ -181,6 +187,59 @@ export class AdminService {
       const { project, environment, epoch } = env;
       await this.#flags.commitOps([{ t: 'env', id: env.id, project, environment, epoch, keys }]);
     }
+    this.#revoke(grant);
+  }
+
+  /**
+   * Follows an op committed by any instance on shared storage (`FlagService.onCommitted`):
+   * environments, keys and revocations made elsewhere take effect here too. Idempotent, so
+   * this instance's own ops pass through harmlessly.
+   */
+  readonly committed = (op: Op): void => {
+    switch (op.t) {
+      case 'env': {
+        const env = this.#db.get(op.id);
+        if (!env) return;
+        if (env.source === 'dashboard' && !this.#served.includes(env)) {
+          for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
+          this.#serve(env);
+        }
+        const kept = new Set(env.generatedKeys.map((k) => keyIdOf(keyDigest(k.key))));
+        for (const grant of this.#keys.grants)
+          if (grant.env === env && grant.source === 'generated' && !kept.has(grant.id)) this.#revoke(grant);
+        return;
+      }
+      case 'key': {
+        const env = this.#db.get(op.env);
+        if (env && !this.#keys.grants.some((g) => g.env === env && g.id === op.key.id))
+          this.#addKey(env, op.key);
+        return;
+      }
+      case 'key-del': {
+        const grant = this.#keys.grants.find((g) => g.env.id === op.env && g.id === op.id);
+        if (grant) this.#revoke(grant);
+        return;
+      }
+      case 'project':
+        this.#events.structure();
+        return;
+      default:
+        return;
+    }
+  };
+
+  #serve(env: Environment): void {
+    this.#served.push(env);
+    this.#events.environment(env);
+    this.#events.structure();
+  }
+
+  #addKey(env: Environment, stored: StoredApiKey): void {
+    this.#keys.add(Buffer.from(stored.digest, 'hex'), storedGrant(env, stored));
+    this.#events.structure();
+  }
+
+  #revoke(grant: Grant): void {
     this.#keys.revoke(grant);
     this.#events.revoked(grant);
     this.#events.structure();

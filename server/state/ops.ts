@@ -21,7 +21,7 @@ import {
 export { Database };
 
 /** Changes from before the history recorded actors were made through an API key. */
-const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
+export const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
 
 export type Op =
   | {
@@ -45,6 +45,15 @@ export type Op =
   | { t: 'key-del'; env: string; id: string }
   | { t: 'admin'; token: string }
   | { t: 'stream-secret'; secret: string };
+
+/**
+ * The scope an op belongs to on shared storage: its environment's id, or `''` for what spans
+ * environments (projects, the admin token, the stream secret). One entry is one scope's.
+ */
+export function scopeOf(op: Op): string {
+  if (op.t === 'env') return op.id;
+  return 'env' in op ? op.env : '';
+}
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {

@@ -28,3 +28,37 @@ export interface Storage {
   /** Flushes what is pending, compacts, and releases files. Idempotent. */
   close(): Promise<void>;
 }
+
+/**
+ * A storage that several server instances share (Postgres, `docs/scaling.md`). Memory is no
+ * longer the first copy of a write: a write runs its `plan` inside a database transaction that
+ * holds the scope's lock, against a state caught up with every instance's commits, and every
+ * committed entry, this instance's or another's, reaches memory through the applier, once and
+ * in commit order per scope.
+ */
+export interface SharedStorage extends Storage {
+  readonly shared: true;
+  /** What the log line says after `storage:`, e.g. `postgres (HOST:PORT/DB)`; never a password. */
+  readonly description: string;
+  /** Sets the function that applies one committed entry to memory; catching up starts then. */
+  setApplier(apply: (ops: Op[]) => void): void;
+  /**
+   * Commits what `plan` returns as one entry of `scope` (an environment id, or `''` for what
+   * spans them), with `plan` run under the scope's lock after catching up; an empty plan
+   * commits nothing. Rejects with what `plan` throws, or `UNAVAILABLE` when the database is.
+   */
+  transact(scope: string, plan: () => Op[]): Promise<void>;
+  /** Resolves once memory holds every entry committed to `scope` (all scopes without one). */
+  sync(scope?: string): Promise<void>;
+  /**
+   * Claims a webhook delivery for one attempt, for `leaseMs`, unless another instance holds it
+   * or it is no longer pending: answers when the claim could next be tried, or `0` when claimed.
+   */
+  claim(deliveryId: string, leaseMs: number): Promise<number>;
+  /** Gives a claim back after its attempt was recorded. */
+  release(deliveryId: string): Promise<void>;
+}
+
+export function isShared(storage: Storage): storage is SharedStorage {
+  return (storage as Partial<SharedStorage>).shared === true;
+}
