@@ -1,15 +1,54 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The server's conformance and the SDK's integration tests, run a second time with every test
+ * server on Postgres (test/helpers/server.ts reads FLAGWIRE_TEST_STORE): parametrised, not copied.
+ */
+const ON_BOTH_STORES = [
+  'test/server-flags.test.ts',
+  'test/server-sdk.test.ts',
+  'test/server-webhooks.test.ts',
+  'test/server-auth.test.ts',
+  'test/webhook-delivery.test.ts',
+  'test/client.test.ts',
+  'test/management-client.test.ts',
+  'test/openfeature.test.ts',
+  'test/ofrep.test.ts',
+  'test/dashboard-api.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Finds the browser for the browser tests (test/helpers/chromium.ts) and installs the
-    // runtime matrix's runtimes (test/helpers/runtimes.ts), once per run.
-    globalSetup: ['test/helpers/chromium-setup.ts', 'test/helpers/runtimes-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // expect.poll waits for an event that will come (a page re-rendering, say); a deadline, not a timing claim.
     expect: { poll: { timeout: 10_000, interval: 20 } },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'journal',
+          include: ['test/**/*.test.ts'],
+          // Finds the browser for the browser tests (test/helpers/chromium.ts), installs the
+          // runtime matrix's runtimes (test/helpers/runtimes.ts) and starts a Postgres for the
+          // multi-instance tests (test/helpers/postgres.ts), once per run.
+          globalSetup: [
+            'test/helpers/chromium-setup.ts',
+            'test/helpers/runtimes-setup.ts',
+            'test/helpers/postgres-setup.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ON_BOTH_STORES,
+          env: { FLAGWIRE_TEST_STORE: 'postgres' },
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { parseConfig } from './config.js';
 import { ADMIN_TOKEN_RULE, type StartServerOptions } from './options.js';
 import { startServer } from './start-server.js';
+import { describeDatabaseUrl } from './store/postgres/database-url.js';
 
 const USAGE = `Usage: flagwire-server [options]
 
@@ -17,6 +18,9 @@ const USAGE = `Usage: flagwire-server [options]
   --config FILE            JSON file of projects, environments, API keys and seed flags
   --data DIR               durable data directory (default ./.flagwire)
   --memory                 keep everything in memory instead
+  --database URL           share a Postgres database with other instances:
+                           postgres://USER:PASSWORD@HOST:PORT/DB (default:
+                           FLAGWIRE_DATABASE_URL); not with --data or --memory
   --ping-interval SECONDS  interval of stream pings (default 15)
   --webhook-retry-delays MS,MS,...
                            delays between webhook delivery attempts, in milliseconds
@@ -52,6 +56,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
       config: { type: 'string' },
       data: { type: 'string' },
       memory: { type: 'boolean' },
+      database: { type: 'string' },
       'ping-interval': { type: 'string' },
       'webhook-retry-delays': { type: 'string' },
       'webhook-timeout': { type: 'string' },
@@ -67,7 +72,19 @@ function parse(argv: string[]): StartServerOptions | undefined {
     port: number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 8787,
     host: values.host ?? '127.0.0.1',
   };
-  if (values.memory) options.memory = true;
+  const database = values.database ?? (process.env.FLAGWIRE_DATABASE_URL || undefined);
+  if (database !== undefined) {
+    if (values.memory || values.data !== undefined) {
+      const source = values.database !== undefined ? '--database' : 'FLAGWIRE_DATABASE_URL';
+      throw new UsageError(`give either ${source} or ${values.memory ? '--memory' : '--data'}, not both`);
+    }
+    try {
+      describeDatabaseUrl(database);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    options.databaseUrl = database;
+  } else if (values.memory) options.memory = true;
   else options.dataDir = values.data ?? './.flagwire';
   const ping = number('ping-interval', values['ping-interval'], (n) => Number.isFinite(n) && n > 0);
   if (ping !== undefined) options.pingIntervalMs = ping * 1000;
@@ -151,9 +168,7 @@ async function main(): Promise<void> {
   } catch (error) {
     fail((error as Error).message);
   }
-  const lines = [
-    `storage: ${options.dataDir ? `${options.dataDir} (durable)` : 'in memory (nothing is kept)'}`,
-  ];
+  const lines = [`storage: ${server.storage}`];
   for (const key of server.keys) {
     lines.push(
       `${key.project}/${key.environment} ${key.access === 'full' ? 'full-access' : 'read-only  '} key: ${key.key}`,

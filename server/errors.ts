@@ -18,6 +18,7 @@ export type ApiErrorCode =
   | 'HEADERS_TOO_LARGE'
   | 'EXPECTATION_FAILED'
   | 'SERVICE_UNAVAILABLE'
+  | 'UNAVAILABLE'
   | 'INTERNAL_ERROR';
 
 export class ApiError extends Error {

@@ -34,6 +34,27 @@ export interface StartServerOptions {
    */
   memory?: boolean;
   /**
+   * A Postgres database that several instances share (`docs/scaling.md`):
+   * `postgres://USER:PASSWORD@HOST:PORT/DATABASE`. The server creates or migrates its tables
+   * on start. Cannot be combined with `dataDir` or `memory`.
+   */
+  databaseUrl?: string;
+  /**
+   * How long start-up waits for an unreachable database before it fails.
+   * @default 10000
+   */
+  databaseConnectTimeoutMs?: number;
+  /**
+   * Connections to the database for requests; one more is held for `LISTEN`.
+   * @default 10
+   */
+  databasePoolSize?: number;
+  /**
+   * Interval of the safety-net catch-up from the database, in case a notification was lost.
+   * @default 5000
+   */
+  databaseCatchUpIntervalMs?: number;
+  /**
    * Interval of `ping` events on the stream.
    * @default 15000
    */
@@ -132,6 +153,10 @@ export interface ResolvedServerOptions {
   host: string;
   config: FlagwireConfig | undefined;
   dataDir: string | undefined;
+  databaseUrl: string | undefined;
+  databaseConnectTimeoutMs: number;
+  databasePoolSize: number;
+  databaseCatchUpIntervalMs: number;
   pingIntervalMs: number;
   streamHistorySize: number;
   streamMaxBufferedBytes: number;
@@ -202,7 +227,13 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
   if (options.memory === true && options.dataDir !== undefined) {
     throw new TypeError('startServer: give either "dataDir" (durable) or "memory: true", not both');
   }
-  if (options.memory === false && options.dataDir === undefined) {
+  if (options.databaseUrl !== undefined) {
+    if (typeof options.databaseUrl !== 'string' || options.databaseUrl === '')
+      throw new TypeError('startServer: "databaseUrl" must be a postgres:// URL');
+    if (options.dataDir !== undefined || options.memory !== undefined)
+      throw new TypeError('startServer: give either "databaseUrl" or "dataDir"/"memory", not both');
+  }
+  if (options.memory === false && options.dataDir === undefined && options.databaseUrl === undefined) {
     throw new TypeError('startServer: "memory: false" needs a "dataDir" to store data in');
   }
   const port = options.port ?? 0;
@@ -217,6 +248,10 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     host: options.host ?? '127.0.0.1',
     config: options.config,
     dataDir: options.memory ? undefined : options.dataDir,
+    databaseUrl: options.databaseUrl,
+    databaseConnectTimeoutMs: positive('databaseConnectTimeoutMs', options.databaseConnectTimeoutMs, 10_000),
+    databasePoolSize: Math.floor(positive('databasePoolSize', options.databasePoolSize, 10)),
+    databaseCatchUpIntervalMs: positive('databaseCatchUpIntervalMs', options.databaseCatchUpIntervalMs, 5000),
     pingIntervalMs: positive('pingIntervalMs', options.pingIntervalMs, 15_000),
     streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),
     streamMaxBufferedBytes: positive('streamMaxBufferedBytes', options.streamMaxBufferedBytes, 1024 * 1024),

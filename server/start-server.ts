@@ -29,7 +29,8 @@ import { applyOp, createDatabase, fromSnapshot, toSnapshot } from './state/ops.j
 import { FlagService } from './state/service.js';
 import { createFileStorage } from './store/file-storage.js';
 import { createMemoryStorage } from './store/memory-storage.js';
-import type { Storage } from './store/storage.js';
+import { createPostgresStorage } from './store/postgres/storage.js';
+import { isShared, type Storage } from './store/storage.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -52,6 +53,8 @@ export interface FlagwireServer {
   readonly streamCount: number;
   /** The dashboard's admin token (`docs/protocol.md` §10.2); `undefined` with `dashboard: false`. */
   readonly adminToken: string | undefined;
+  /** Where the data is kept: `in memory`, the data directory, or `postgres (HOST:PORT/DB)`. */
+  readonly storage: string;
   /** The URL that opens the dashboard signed in (`${url}/#token=...`); `undefined` when it is off. */
   readonly dashboardUrl: string | undefined;
   /** Stops listening, ends streams, flushes and closes the store. Idempotent. */
@@ -142,14 +145,22 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   const resolved = resolveServerOptions(options);
   if (resolved.config) resolved.config = parseConfig(resolved.config);
   const { logger } = resolved;
-  const storage: Storage = resolved.dataDir
-    ? createFileStorage({
-        dir: resolved.dataDir,
-        compactAfterEntries: resolved.compactAfterEntries,
-        compactAfterBytes: resolved.compactAfterBytes,
+  const storage: Storage = resolved.databaseUrl
+    ? createPostgresStorage({
+        url: resolved.databaseUrl,
+        connectTimeoutMs: resolved.databaseConnectTimeoutMs,
+        poolSize: resolved.databasePoolSize,
+        catchUpIntervalMs: resolved.databaseCatchUpIntervalMs,
         warn: (message) => logger.warn(message),
       })
-    : createMemoryStorage();
+    : resolved.dataDir
+      ? createFileStorage({
+          dir: resolved.dataDir,
+          compactAfterEntries: resolved.compactAfterEntries,
+          compactAfterBytes: resolved.compactAfterBytes,
+          warn: (message) => logger.warn(message),
+        })
+      : createMemoryStorage();
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
   try {
@@ -173,6 +184,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     });
     service.onChange((change) => hub.publish(change));
     const dispatcher = new Dispatcher(db, service, {
+      ...(isShared(storage) ? { claims: storage } : {}),
       retryDelaysMs: resolved.webhookRetryDelaysMs,
       timeoutMs: resolved.webhookTimeoutMs,
       concurrency: resolved.webhookConcurrency,
@@ -207,6 +219,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       otherStreams: (): number => hub.size,
     });
     service.onChange((change) => ofrepStreams.changed(change));
+    service.onCommitted(admin.committed);
+    service.onCommitted(dispatcher.replicated);
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();
@@ -296,6 +310,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         return hub.size;
       },
       adminToken,
+      storage: isShared(storage)
+        ? storage.description
+        : resolved.dataDir
+          ? `${resolved.dataDir} (durable)`
+          : 'in memory (nothing is kept)',
       dashboardUrl: adminToken ? `${url}/#token=${adminToken}` : undefined,
       close() {
         closing ??= close();

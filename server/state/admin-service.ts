@@ -131,11 +131,14 @@ export class AdminService {
         // default project): it comes back whole, now the dashboard's, so it is served after restarts.
         await this.#flags.setEnvironmentSource(stored, 'dashboard');
         env = stored;
-        for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
       } else {
         env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
       }
-      this.#serve(env);
+      // On shared storage, `committed` has served it already, as on every other instance.
+      if (!this.#served.includes(env)) {
+        for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
+        this.#serve(env);
+      }
       return env;
     } finally {
       this.#creating.delete(id);

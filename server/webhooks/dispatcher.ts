@@ -26,7 +26,22 @@ import type { Database, Op } from '../state/ops.js';
 import type { FlagService } from '../state/service.js';
 import { envelope, eventOf, newDelivery, signingSecret, subscribers } from './events.js';
 
+/**
+ * Claims of attempts, where several instances share the storage (`docs/scaling.md`): an
+ * instance attempts a delivery only while it holds its lease, so each attempt is made once.
+ */
+export interface DeliveryClaims {
+  /** `0` when claimed, else when to try again (`Infinity`: no longer pending). */
+  claim(deliveryId: string, leaseMs: number): Promise<number>;
+  release(deliveryId: string): Promise<void>;
+}
+
+/** How long a claim outlives the attempt's timeout, so the commit of its outcome fits in it. */
+const LEASE_MARGIN_MS = 10_000;
+
 export interface DispatcherOptions {
+  /** Set where several instances share the storage. */
+  claims?: DeliveryClaims;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
   concurrency: number;
@@ -72,6 +87,16 @@ export class Dispatcher {
   /** Schedules the deliveries of a durable change (a service change listener). */
   readonly committed = (change: FlagChange): void => {
     for (const delivery of change.deliveries) this.#schedule(change.env, delivery);
+  };
+
+  /**
+   * Schedules a pending delivery committed by any instance (on shared storage, a
+   * `FlagService.onCommitted` listener): a retry, a redelivery or a test made elsewhere.
+   */
+  readonly replicated = (op: Op): void => {
+    if (op.t !== 'delivery' || op.delivery.status !== 'pending') return;
+    const env = this.#db.get(op.env);
+    if (env) this.#schedule(env, op.delivery);
   };
 
   /** Schedules every pending delivery in the store (at start-up). */
@@ -159,16 +184,26 @@ export class Dispatcher {
   }
 
   #schedule(env: Environment, delivery: StoredDelivery): void {
+    this.#scheduleAt(env, delivery.id, delivery.nextAttemptAt ?? 0);
+  }
+
+  #scheduleAt(env: Environment, id: string, at: number): void {
     if (this.#closed) return;
-    clearTimeout(this.#timers.get(delivery.id));
-    const delay = Math.max(0, (delivery.nextAttemptAt ?? 0) - Date.now());
-    const timer = setTimeout(() => {
-      this.#timers.delete(delivery.id);
-      const run = this.#run(env, delivery.id).finally(() => this.#running.delete(run));
-      this.#running.add(run);
-    }, delay);
+    clearTimeout(this.#timers.get(id));
+    const timer = setTimeout(
+      () => {
+        this.#timers.delete(id);
+        const run = this.#run(env, id).finally(() => this.#running.delete(run));
+        this.#running.add(run);
+      },
+      Math.max(0, at - Date.now()),
+    );
     timer.unref();
-    this.#timers.set(delivery.id, timer);
+    this.#timers.set(id, timer);
+  }
+
+  get #leaseMs(): number {
+    return this.#options.timeoutMs + LEASE_MARGIN_MS;
   }
 
   async #run(env: Environment, id: string): Promise<void> {
@@ -185,9 +220,15 @@ export class Dispatcher {
     try {
       if (!this.#closed) await this.#attempt(env, id);
     } catch (error) {
-      this.#options.logger.error(
-        `webhook delivery ${id} failed unexpectedly: ${(error as Error)?.stack ?? error}`,
-      );
+      if (this.#options.claims && (error as { code?: unknown })?.code === 'UNAVAILABLE') {
+        // The database went away before the outcome was recorded: whoever holds the lease
+        // next (this instance or another) makes the attempt again.
+        this.#scheduleAt(env, id, Date.now() + this.#leaseMs);
+      } else {
+        this.#options.logger.error(
+          `webhook delivery ${id} failed unexpectedly: ${(error as Error)?.stack ?? error}`,
+        );
+      }
     } finally {
       this.#active -= 1;
       this.#activeByHook.set(hookId, (this.#activeByHook.get(hookId) ?? 1) - 1);
@@ -225,10 +266,30 @@ export class Dispatcher {
     }
   }
 
+  /** Whether this instance may attempt the delivery now; reschedules it when it may not. */
+  async #claim(env: Environment, id: string): Promise<boolean> {
+    const claims = this.#options.claims;
+    if (!claims) return true;
+    let next: number;
+    try {
+      next = await claims.claim(id, this.#leaseMs);
+    } catch {
+      next = Date.now() + 1000;
+    }
+    if (next === 0) return true;
+    if (Number.isFinite(next)) this.#scheduleAt(env, id, next);
+    return false;
+  }
+
   async #attempt(env: Environment, id: string): Promise<void> {
+    if (!env.deliveries.get(id) || !(await this.#claim(env, id))) return;
+    // Read after the claim: memory then holds every attempt recorded by any instance.
     const delivery = env.deliveries.get(id);
     const hook = delivery && env.webhooks.get(delivery.webhookId);
-    if (!delivery || !hook || delivery.status !== 'pending') return;
+    if (!delivery || !hook || delivery.status !== 'pending') {
+      await this.#options.claims?.release(id).catch(() => {});
+      return;
+    }
     const now = Date.now();
     if (!hook.active && delivery.type !== 'webhook.test') {
       await this.#record(env, { ...delivery, status: 'failed', lastError: 'the webhook is inactive' }, []);
@@ -259,7 +320,11 @@ export class Dispatcher {
       status = res.statusCode;
       await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
     } catch (error) {
-      if (this.#closed) return; // shutting down: stays pending, resumes at the next start
+      if (this.#closed) {
+        // Shutting down: stays pending, resumes at the next start (or on another instance now).
+        await this.#options.claims?.release(id).catch(() => {});
+        return;
+      }
       failure = timeout.aborted
         ? `no answer within ${this.#options.timeoutMs} ms`
         : String((error as Error)?.message ?? error);

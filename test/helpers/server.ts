@@ -2,6 +2,7 @@
  * Test harness: a real reference server on 127.0.0.1:0 (in this process), with typed
  * helpers to call it. Every test file starts its own server and closes it.
  */
+import { inject } from 'vitest';
 import {
   type FlagwireConfig,
   type FlagwireServer,
@@ -54,8 +55,30 @@ export const TEST_CONFIG: FlagwireConfig = {
 /** Server options, where `config: undefined` asks for the default project instead of `TEST_CONFIG`. */
 export type TestServerOptions = Omit<StartServerOptions, 'config'> & { config?: FlagwireConfig | undefined };
 
+/** The store test servers use unless a test names one: `postgres` in the run's postgres project. */
+export const TEST_STORE = process.env.FLAGWIRE_TEST_STORE === 'postgres' ? 'postgres' : 'journal';
+
+/** A fresh database in the run's Postgres (test/helpers/postgres-setup.ts); answers its URL. */
+export async function freshDatabase(): Promise<string> {
+  const provided = inject('postgres');
+  if ('error' in provided) throw new Error(`no Postgres for this test: ${provided.error}`);
+  const name = `t_${Math.random().toString(36).slice(2, 12)}`;
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: provided.url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return provided.url.replace(/\/[^/]*$/, `/${name}`);
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const { config, ...rest } = { config: TEST_CONFIG, ...options };
+  const storeNamed =
+    rest.dataDir !== undefined || rest.memory !== undefined || rest.databaseUrl !== undefined;
+  if (TEST_STORE === 'postgres' && !storeNamed) rest.databaseUrl = await freshDatabase();
   const server = await startServer({ port: 0, logger: false, ...(config ? { config } : {}), ...rest });
   const base = `${server.url}/api/v1`;
   const fullKey = server.keys.find((k) => k.access === 'full')!.key;

@@ -1,0 +1,350 @@
+/**
+ * Shared storage on Postgres: several server instances, one database, one service
+ * (`docs/scaling.md`).
+ *
+ * - The log: every committed entry is a row of `flagwire_entries`, numbered gap-free per scope
+ *   (an environment, or `''` for what spans them) by the counter in `flagwire_scopes`. A write
+ *   locks its scope's counter row, so writes to one scope commit one after another, on any
+ *   instance, and the counter's order is the commit order.
+ * - Memory follows the log: an entry reaches memory through the applier, once, in order,
+ *   whether this instance wrote it or another did (`#applyEntry` skips what it already holds).
+ * - Finding out: a write sends `NOTIFY` with only `SEQ SCOPE`; each instance's one `LISTEN`
+ *   connection hears it and reads the entries after its own position. After every reconnect of
+ *   that connection, and on a slow timer, it catches up on every scope from the table.
+ * - Webhook deliveries also live in `flagwire_deliveries`, written in the entry's transaction,
+ *   so instances can claim an attempt with `FOR UPDATE SKIP LOCKED` and a lease.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { ApiError } from '../../errors.js';
+import type { Op } from '../../state/ops.js';
+import type { LoadedState, SharedStorage } from '../storage.js';
+import { describeDatabaseUrl } from './database-url.js';
+import { asRequestError, isUnavailable } from './errors.js';
+import { CHANNEL, CommitListener } from './listener.js';
+import { migrate } from './schema.js';
+
+export interface PostgresStorageOptions {
+  url: string;
+  /** How long start-up waits for an unreachable database before giving up. */
+  connectTimeoutMs: number;
+  /** Connections this instance opens for requests (the `LISTEN` one comes on top). */
+  poolSize: number;
+  /** Interval of the safety-net catch-up from the table, in milliseconds. */
+  catchUpIntervalMs: number;
+  /** Told about recoverable problems (the database away, then back). */
+  warn: (message: string) => void;
+}
+
+interface EntryRow {
+  seq: string;
+  ops: Op[];
+}
+
+export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  return new PostgresStorage(options);
+}
+
+export class PostgresStorage implements SharedStorage {
+  readonly shared = true;
+  readonly description: string;
+  readonly #options: PostgresStorageOptions;
+  readonly #pool: pg.Pool;
+  readonly #listener: CommitListener;
+  /** This instance's name on leases. */
+  readonly #owner = `instance-${randomBytes(6).toString('hex')}`;
+  /** Per scope, the newest entry memory holds. */
+  readonly #applied = new Map<string, number>();
+  /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
+  readonly #catchingUp = new Map<string, { again: boolean }>();
+  #apply: ((ops: Op[]) => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed: Promise<void> | undefined;
+  #reportedDown = false;
+
+  constructor(options: PostgresStorageOptions) {
+    this.#options = options;
+    this.description = `postgres (${describeDatabaseUrl(options.url)})`;
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      // Never hang a request on a database that stopped answering.
+      query_timeout: 15_000,
+      application_name: 'flagwire',
+    });
+    // An idle connection that the database drops must not crash the process.
+    this.#pool.on('error', () => {});
+    this.#listener = new CommitListener({
+      url: options.url,
+      onNotify: (scope, seq) => {
+        if (seq > (this.#applied.get(scope) ?? 0)) this.#catchUpSoon(scope);
+      },
+      onConnected: () => this.#catchUpAllSoon(),
+      warn: options.warn,
+    });
+  }
+
+  async load(): Promise<LoadedState> {
+    await this.#waitForDatabase();
+    const client = await this.#connect();
+    try {
+      await migrate(client);
+    } finally {
+      client.release();
+    }
+    // Listening before reading: whatever commits after the read is announced.
+    await this.#listener.start();
+    const { rows } = await this.#pool.query<EntryRow & { scope: string }>(
+      'SELECT scope, seq, ops FROM flagwire_entries ORDER BY scope, seq',
+    );
+    const entries: Op[][] = [];
+    for (const row of rows) {
+      entries.push(row.ops);
+      this.#applied.set(row.scope, Number(row.seq));
+    }
+    return { snapshot: null, entries };
+  }
+
+  setApplier(apply: (ops: Op[]) => void): void {
+    this.#apply = apply;
+    this.#catchUpAllSoon();
+    this.#timer = setInterval(() => this.#catchUpAllSoon(), this.#options.catchUpIntervalMs);
+    this.#timer.unref();
+  }
+
+  append(): Promise<void> {
+    return Promise.reject(new Error('store: shared storage commits through transact()'));
+  }
+
+  /** Every acknowledged write is committed already. */
+  barrier(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  setSnapshotSource(): void {}
+
+  async transact(scope: string, plan: () => Op[]): Promise<void> {
+    const client = await this.#connect().catch((error) => {
+      throw asRequestError(error);
+    });
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      // Creates the scope's counter on first use; either way locks it until COMMIT.
+      const { rows } = await client.query<{ seq: string }>(
+        `INSERT INTO flagwire_scopes (scope) VALUES ($1)
+         ON CONFLICT (scope) DO UPDATE SET seq = flagwire_scopes.seq RETURNING seq`,
+        [scope],
+      );
+      const seq = Number(rows[0]!.seq);
+      if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, client);
+      if ((this.#applied.get(scope) ?? 0) !== seq)
+        throw new Error(`store: ${scope} did not catch up to ${seq}`);
+      const ops = plan();
+      if (ops.length === 0) {
+        await client.query('ROLLBACK');
+        return;
+      }
+      const next = seq + 1;
+      await client.query(
+        `WITH entry AS (INSERT INTO flagwire_entries (scope, seq, ops) VALUES ($1, $2, $3)),
+              counter AS (UPDATE flagwire_scopes SET seq = $2 WHERE scope = $1)
+         SELECT pg_notify('${CHANNEL}', $4)`,
+        [scope, next, JSON.stringify(ops), `${next} ${scope}`],
+      );
+      await this.#writeDeliveries(client, scope, ops);
+      await client.query('COMMIT');
+      this.#applyEntry(scope, next, ops);
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch(() => {});
+      throw error instanceof ApiError ? error : asRequestError(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async sync(scope?: string): Promise<void> {
+    try {
+      if (scope === undefined) {
+        await this.#catchUpAll();
+        return;
+      }
+      const { rows } = await this.#pool.query<{ seq: string }>(
+        'SELECT seq FROM flagwire_scopes WHERE scope = $1',
+        [scope],
+      );
+      const seq = Number(rows[0]?.seq ?? 0);
+      if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, this.#pool);
+    } catch (error) {
+      throw asRequestError(error);
+    }
+  }
+
+  async claim(deliveryId: string, leaseMs: number): Promise<number> {
+    const claimed = await this.#pool.query(
+      `WITH free AS (
+         SELECT id FROM flagwire_deliveries
+         WHERE id = $1 AND status = 'pending' AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE flagwire_deliveries d
+       SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
+       FROM free WHERE d.id = free.id RETURNING d.scope`,
+      [deliveryId, this.#owner, leaseMs],
+    );
+    if (claimed.rowCount === 1) {
+      // Memory may not yet hold the attempts another instance recorded: catch up first.
+      await this.sync((claimed.rows[0] as { scope: string }).scope);
+      return 0;
+    }
+    const { rows } = await this.#pool.query<{ status: string; until: string | null }>(
+      `SELECT status, (extract(epoch FROM lease_until) * 1000)::bigint::text AS until
+       FROM flagwire_deliveries WHERE id = $1`,
+      [deliveryId],
+    );
+    const row = rows[0];
+    if (!row || row.status !== 'pending') return Number.POSITIVE_INFINITY;
+    return row.until === null ? Date.now() + 100 : Math.max(Number(row.until), Date.now() + 100);
+  }
+
+  async release(deliveryId: string): Promise<void> {
+    await this.#pool.query(
+      'UPDATE flagwire_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2',
+      [deliveryId, this.#owner],
+    );
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      clearInterval(this.#timer);
+      await this.#listener.close();
+      await this.#pool.end().catch(() => {});
+    })();
+    return this.#closed;
+  }
+
+  /** A pooled connection, with an `error` listener while it is held (a drop must not crash). */
+  async #connect(): Promise<pg.PoolClient> {
+    const client = await this.#pool.connect();
+    if (client.listenerCount('error') === 0) client.on('error', () => {});
+    return client;
+  }
+
+  async #waitForDatabase(): Promise<void> {
+    const deadline = Date.now() + this.#options.connectTimeoutMs;
+    let delay = 100;
+    for (;;) {
+      try {
+        await this.#pool.query('SELECT 1');
+        return;
+      } catch (error) {
+        if (!isUnavailable(error) || Date.now() + delay > deadline) {
+          const where = describeDatabaseUrl(this.#options.url);
+          const seconds = Math.round(this.#options.connectTimeoutMs / 100) / 10;
+          throw new Error(
+            isUnavailable(error)
+              ? `cannot reach the database at ${where} within ${seconds} s: ${(error as Error).message}`
+              : `cannot use the database at ${where}: ${(error as Error).message}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, 1000);
+      }
+    }
+  }
+
+  /** Reads the scope's entries after what memory holds and applies them, in order. */
+  async #fetchAndApply(scope: string, db: pg.Pool | pg.PoolClient): Promise<void> {
+    const after = this.#applied.get(scope) ?? 0;
+    const { rows } = await db.query<EntryRow>(
+      'SELECT seq, ops FROM flagwire_entries WHERE scope = $1 AND seq > $2 ORDER BY seq',
+      [scope, after],
+    );
+    for (const row of rows) this.#applyEntry(scope, Number(row.seq), row.ops);
+  }
+
+  #applyEntry(scope: string, seq: number, ops: Op[]): void {
+    const applied = this.#applied.get(scope) ?? 0;
+    if (seq !== applied + 1 || !this.#apply) return;
+    this.#applied.set(scope, seq);
+    this.#apply(ops);
+  }
+
+  #catchUpSoon(scope: string): void {
+    if (!this.#apply || this.#closed) return;
+    const running = this.#catchingUp.get(scope);
+    if (running) {
+      running.again = true;
+      return;
+    }
+    const state = { again: false };
+    this.#catchingUp.set(scope, state);
+    const run = async (): Promise<void> => {
+      do {
+        state.again = false;
+        await this.#fetchAndApply(scope, this.#pool);
+      } while (state.again && !this.#closed);
+    };
+    run()
+      .then(() => this.#up())
+      .catch((error) => this.#down(error))
+      .finally(() => this.#catchingUp.delete(scope));
+  }
+
+  #catchUpAllSoon(): void {
+    if (!this.#apply || this.#closed) return;
+    this.#catchUpAll()
+      .then(() => this.#up())
+      .catch((error) => this.#down(error));
+  }
+
+  /** Compares every scope's counter with memory and reads what is missing. */
+  async #catchUpAll(): Promise<void> {
+    const { rows } = await this.#pool.query<{ scope: string; seq: string }>(
+      'SELECT scope, seq FROM flagwire_scopes',
+    );
+    // The spanning scope first: what environments refer to is in place before them.
+    rows.sort((a, b) => (a.scope === '' ? -1 : b.scope === '' ? 1 : 0));
+    for (const row of rows)
+      if (Number(row.seq) > (this.#applied.get(row.scope) ?? 0))
+        await this.#fetchAndApply(row.scope, this.#pool);
+  }
+
+  #down(error: unknown): void {
+    if (this.#closed) return;
+    if (!this.#reportedDown) {
+      this.#reportedDown = true;
+      this.#options.warn(`cannot read from the database (${(error as Error)?.message ?? error}); retrying`);
+    }
+  }
+
+  #up(): void {
+    if (!this.#reportedDown) return;
+    this.#reportedDown = false;
+    this.#options.warn('the database is reachable again; caught up');
+  }
+
+  async #writeDeliveries(client: pg.PoolClient, scope: string, ops: readonly Op[]): Promise<void> {
+    for (const op of ops) {
+      if (op.t === 'delivery') {
+        const { id, webhookId, status, attempts } = op.delivery;
+        await client.query(
+          `INSERT INTO flagwire_deliveries (id, scope, webhook_id, status, attempts) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+             lease_owner = NULL, lease_until = NULL`,
+          [id, scope, webhookId, status, attempts],
+        );
+      } else if (op.t === 'delivery-del') {
+        await client.query('DELETE FROM flagwire_deliveries WHERE id = $1', [op.id]);
+      } else if (op.t === 'webhook-del') {
+        await client.query('DELETE FROM flagwire_deliveries WHERE scope = $1 AND webhook_id = $2', [
+          scope,
+          op.id,
+        ]);
+      }
+    }
+  }
+}
