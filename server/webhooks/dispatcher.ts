@@ -36,9 +36,6 @@ export interface DeliveryClaims {
   release(deliveryId: string): Promise<void>;
 }
 
-/** How long a claim outlives the attempt's timeout, so the commit of its outcome fits in it. */
-const LEASE_MARGIN_MS = 10_000;
-
 export interface DispatcherOptions {
   /** Set where several instances share the storage. */
   claims?: DeliveryClaims;
@@ -202,8 +199,9 @@ export class Dispatcher {
     this.#timers.set(id, timer);
   }
 
+  /** How long a claim lasts: the attempt's timeout, and as long again to commit its outcome. */
   get #leaseMs(): number {
-    return this.#options.timeoutMs + LEASE_MARGIN_MS;
+    return Math.max(1000, 2 * this.#options.timeoutMs);
   }
 
   async #run(env: Environment, id: string): Promise<void> {

@@ -15,6 +15,7 @@
  *   so instances can claim an attempt with `FOR UPDATE SKIP LOCKED` and a lease.
  */
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import { ApiError } from '../../errors.js';
 import type { Op } from '../../state/ops.js';
@@ -51,8 +52,8 @@ export class PostgresStorage implements SharedStorage {
   readonly #options: PostgresStorageOptions;
   readonly #pool: pg.Pool;
   readonly #listener: CommitListener;
-  /** This instance's name on leases. */
-  readonly #owner = `instance-${randomBytes(6).toString('hex')}`;
+  /** This instance's name on leases: host, process id, and a random part. */
+  readonly #owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
   /** Per scope, the newest entry memory holds. */
   readonly #applied = new Map<string, number>();
   /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
@@ -206,8 +207,8 @@ export class PostgresStorage implements SharedStorage {
       [deliveryId],
     );
     const row = rows[0];
-    if (!row || row.status !== 'pending') return Number.POSITIVE_INFINITY;
-    return row.until === null ? Date.now() + 100 : Math.max(Number(row.until), Date.now() + 100);
+    if (row?.status !== 'pending') return Number.POSITIVE_INFINITY;
+    return row!.until === null ? Date.now() + 100 : Math.max(Number(row!.until), Date.now() + 100);
   }
 
   async release(deliveryId: string): Promise<void> {

@@ -1,0 +1,179 @@
+/**
+ * Several reference servers on one Postgres behave as one service (`docs/scaling.md`): three
+ * instances started together on an empty database, writes through one seen by the streams of
+ * the others, resume across instances, concurrent writers on all three, keys across instances.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FlagwireServer, startServer } from '../server/index.js';
+import { createClient } from '../src/index.js';
+import { freshDatabase, KEYS, TEST_CONFIG } from './helpers/server.js';
+import { openStream, type SseReader } from './helpers/sse.js';
+
+const auth = { authorization: `Bearer ${KEYS.acmeProdFull}` };
+const json = { ...auth, 'content-type': 'application/json' };
+
+let servers: FlagwireServer[] = [];
+const readers: SseReader[] = [];
+
+function api(server: FlagwireServer, method: string, path: string, body?: unknown): Promise<Response> {
+  return fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: body === undefined ? auth : json,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+async function stream(server: FlagwireServer, headers: Record<string, string> = {}): Promise<SseReader> {
+  const reader = await openStream(`${server.url}/sdk/events`, { ...auth, ...headers });
+  readers.push(reader);
+  return reader;
+}
+
+beforeAll(async () => {
+  const databaseUrl = await freshDatabase();
+  // Started at once on an empty database: the migration and the config race, and must not.
+  servers = await Promise.all(
+    [0, 1, 2].map(() => startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl })),
+  );
+});
+
+afterAll(async () => {
+  for (const reader of readers) reader.close();
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+describe('three instances on one Postgres', () => {
+  it('start together on an empty database: the seed flag once, one epoch, the same admin token', async () => {
+    const snapshots = await Promise.all(
+      servers.map(async (server) => (await fetch(`${server.url}/sdk/flags`, { headers: auth })).json()),
+    );
+    const [first] = snapshots;
+    expect(Object.keys(first.flags)).toEqual(['seeded']);
+    expect(first.revision).toBe(1);
+    for (const snapshot of snapshots) expect(snapshot).toEqual(first);
+    expect(new Set(servers.map((s) => s.adminToken)).size).toBe(1);
+    for (const server of servers) expect(server.storage).toMatch(/^postgres \(127\.0\.0\.1:\d+\/t_\w+\)$/);
+  });
+
+  it('delivers a write through A to the SDK streams on B and C, and to SDK clients on them', async () => {
+    const [a, b, c] = servers as [FlagwireServer, FlagwireServer, FlagwireServer];
+    const onB = await stream(b);
+    const onC = await stream(c);
+    expect((await onB.next()).event).toBe('flags:sync');
+    expect((await onC.next()).event).toBe('flags:sync');
+    const client = createClient({ apiKey: KEYS.acmeProdRead, baseUrl: c.url });
+    await client.ready();
+    const changed = new Promise<void>((resolve) =>
+      client.on('change', (change) => change.key === 'cross' && resolve()),
+    );
+    const created = await api(a, 'POST', '/flags', { key: 'cross', type: 'boolean' });
+    expect(created.status).toBe(201);
+    const version = 2; // the seed flag was revision 1
+    for (const reader of [onB, onC]) {
+      const event = await reader.next({ skipPings: true });
+      expect(event.event).toBe('flags:updated');
+      expect(JSON.parse(event.data)).toMatchObject({ key: 'cross', version });
+      expect(event.id).toMatch(new RegExp(`:${version}$`));
+    }
+    await changed;
+    expect(client.isEnabled('cross', { key: 'u' })).toBe(false);
+    await client.close();
+  });
+
+  it('resumes a client that followed A on C with Last-Event-ID: exactly what it missed, in order', async () => {
+    const [a, b, c] = servers as [FlagwireServer, FlagwireServer, FlagwireServer];
+    const onA = await stream(a);
+    const sync = await onA.next();
+    onA.close();
+    const at = Number(sync.id!.split(':')[1]);
+    for (const enabled of [true, false, true]) {
+      const res = await api(b, 'PATCH', '/flags/cross', { enabled });
+      expect(res.status).toBe(200);
+    }
+    const onC = await stream(c, { 'last-event-id': sync.id! });
+    const got: Array<{ version: number; enabled: boolean; id: string | undefined }> = [];
+    for (let i = 0; i < 3; i++) {
+      const event = await onC.next({ skipPings: true });
+      expect(event.event).toBe('flags:updated');
+      const { version, enabled } = JSON.parse(event.data);
+      got.push({ version, enabled, id: event.id });
+    }
+    const epoch = sync.id!.split(':')[0];
+    expect(got).toEqual([
+      { version: at + 1, enabled: true, id: `${epoch}:${at + 1}` },
+      { version: at + 2, enabled: false, id: `${epoch}:${at + 2}` },
+      { version: at + 3, enabled: true, id: `${epoch}:${at + 3}` },
+    ]);
+  });
+
+  it('makes one gap-free revision sequence of concurrent writers on all three, losing no write', async () => {
+    const before = (await (await fetch(`${servers[0]!.url}/sdk/flags`, { headers: auth })).json())
+      .revision as number;
+    const watchers = await Promise.all(servers.map((server) => stream(server)));
+    for (const watcher of watchers) expect((await watcher.next()).event).toBe('flags:sync');
+    const percentages = Array.from({ length: 101 }, (_, i) => i).filter((p) => p !== 25);
+    const written = percentages.slice(0, 90);
+    const answers = await Promise.all(
+      written.map((percentage, i) => api(servers[i % 3]!, 'PATCH', '/flags/seeded', { percentage })),
+    );
+    for (const [i, res] of answers.entries()) {
+      expect(res.status).toBe(200);
+      expect((await res.json()).percentage).toBe(written[i]);
+    }
+    // Every instance's stream saw the same 90 changes, revisions before+1 … before+90 in order,
+    // one per acknowledged write: none lost, none twice.
+    const seen: Array<Array<{ version: number; percentage: number }>> = [];
+    for (const watcher of watchers) {
+      const events: Array<{ version: number; percentage: number }> = [];
+      while (events.length < 90) {
+        const { version, percentage } = JSON.parse((await watcher.next({ skipPings: true })).data);
+        events.push({ version, percentage });
+      }
+      seen.push(events);
+    }
+    expect(seen[0]!.map((e) => e.version)).toEqual(Array.from({ length: 90 }, (_, i) => before + 1 + i));
+    expect(seen[0]!.map((e) => e.percentage).sort((x, y) => x - y)).toEqual(written);
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[2]).toEqual(seen[0]);
+    // And every instance answers the same final state: the last change committed.
+    const finals = await Promise.all(servers.map(async (s) => (await api(s, 'GET', '/flags/seeded')).json()));
+    for (const flag of finals) expect(flag).toEqual(finals[0]);
+    expect(finals[0].percentage).toBe(seen[0]![89]!.percentage);
+  });
+
+  it('refuses a flag created twice at once through two instances: one 201, one 409', async () => {
+    const [a, b] = servers as [FlagwireServer, FlagwireServer];
+    const answers = await Promise.all([
+      api(a, 'POST', '/flags', { key: 'once', type: 'boolean' }),
+      api(b, 'POST', '/flags', { key: 'once', type: 'boolean' }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+  });
+
+  it('honours a key created on one instance on the others, and its revocation everywhere', async () => {
+    const [a, b, c] = servers as [FlagwireServer, FlagwireServer, FlagwireServer];
+    const admin = { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' };
+    const made = await fetch(`${a.url}/admin/api/environments/acme/production/keys`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ access: 'read-only', name: 'cluster' }),
+    });
+    expect(made.status).toBe(201);
+    const { id, key } = await made.json();
+    const withKey = (server: FlagwireServer) =>
+      fetch(`${server.url}/sdk/flags`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status);
+    await expect.poll(() => withKey(b)).toBe(200);
+    await expect.poll(() => withKey(c)).toBe(200);
+    const open = await openStream(`${c.url}/sdk/events`, { authorization: `Bearer ${key}` });
+    readers.push(open);
+    const revoked = await fetch(`${b.url}/admin/api/environments/acme/production/keys/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${a.adminToken}` },
+    });
+    expect(revoked.status).toBe(204);
+    await expect.poll(() => withKey(a)).toBe(401);
+    await expect.poll(() => withKey(c)).toBe(401);
+    // The stream it had opened on another instance is closed too.
+    await open.ended;
+  });
+});
