@@ -21,6 +21,7 @@ const USAGE = `Usage: flagwire-server [options]
   --database URL           share a Postgres database with other instances:
                            postgres://USER:PASSWORD@HOST:PORT/DB (default:
                            FLAGWIRE_DATABASE_URL); not with --data or --memory
+  --database-wait SECONDS  how long start-up waits for the database (default 10)
   --ping-interval SECONDS  interval of stream pings (default 15)
   --webhook-retry-delays MS,MS,...
                            delays between webhook delivery attempts, in milliseconds
@@ -57,6 +58,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
       data: { type: 'string' },
       memory: { type: 'boolean' },
       database: { type: 'string' },
+      'database-wait': { type: 'string' },
       'ping-interval': { type: 'string' },
       'webhook-retry-delays': { type: 'string' },
       'webhook-timeout': { type: 'string' },
@@ -84,6 +86,8 @@ function parse(argv: string[]): StartServerOptions | undefined {
       throw new UsageError((error as Error).message);
     }
     options.databaseUrl = database;
+    const wait = number('database-wait', values['database-wait'], (n) => Number.isFinite(n) && n > 0);
+    if (wait !== undefined) options.databaseConnectTimeoutMs = wait * 1000;
   } else if (values.memory) options.memory = true;
   else options.dataDir = values.data ?? './.flagwire';
   const ping = number('ping-interval', values['ping-interval'], (n) => Number.isFinite(n) && n > 0);

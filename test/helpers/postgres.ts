@@ -71,6 +71,22 @@ function run(file: string, args: string[], ids: { uid: number; gid: number } | u
   });
 }
 
+/** Runs one statement on the database at `url` through a connection of its own. */
+export async function queryDatabase<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, params)).rows;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export class PostgresCluster {
   readonly port: number;
   readonly #dir: string;
@@ -135,19 +151,12 @@ export class PostgresCluster {
   }
 
   /** Runs one statement on `database` (default `postgres`) through a connection of its own. */
-  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     sql: string,
     params: unknown[] = [],
     database = 'postgres',
   ): Promise<R[]> {
-    const client = new pg.Client({ connectionString: this.url(database) });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return (await client.query<R>(sql, params)).rows;
-    } finally {
-      await client.end().catch(() => {});
-    }
+    return queryDatabase<R>(this.url(database), sql, params);
   }
 
   /** Starts the server (again, after `stop` or `kill`); resolves once it accepts connections. */
