@@ -150,6 +150,41 @@ describe('three instances on one Postgres', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
   });
 
+  it('creates a project and an environment once when two instances race, and serves it on all three', async () => {
+    const [a, b, c] = servers as [FlagwireServer, FlagwireServer, FlagwireServer];
+    const admin = (server: FlagwireServer, path: string, body: unknown) =>
+      fetch(`${server.url}/admin/api${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.status);
+    expect(
+      (
+        await Promise.all([
+          admin(a, '/projects', { key: 'racing' }),
+          admin(b, '/projects', { key: 'racing' }),
+        ])
+      ).sort(),
+    ).toEqual([201, 409]);
+    const envs = await Promise.all([
+      admin(b, '/projects/racing/environments', { key: 'live' }),
+      admin(c, '/projects/racing/environments', { key: 'live' }),
+    ]);
+    expect(envs.sort()).toEqual([201, 409]);
+    for (const server of servers) {
+      await expect
+        .poll(async () => {
+          const overview = await (
+            await fetch(`${server.url}/admin/api/overview`, {
+              headers: { authorization: `Bearer ${server.adminToken}` },
+            })
+          ).json();
+          return overview.projects.find((p: { key: string }) => p.key === 'racing')?.environments.length;
+        })
+        .toBe(1);
+    }
+  });
+
   it('honours a key created on one instance on the others, and its revocation everywhere', async () => {
     const [a, b, c] = servers as [FlagwireServer, FlagwireServer, FlagwireServer];
     const admin = { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' };

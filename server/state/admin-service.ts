@@ -6,7 +6,7 @@
  */
 import { ApiError } from '../errors.js';
 import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from '../http/auth.js';
-import { newApiKey, randomBase62 } from './ids.js';
+import { newApiKey, newEpoch, randomBase62 } from './ids.js';
 import type { Access, Database, Environment, StoredApiKey, StoredProject } from './model.js';
 import type { Op } from './ops.js';
 import type { FlagService } from './service.js';
@@ -43,8 +43,6 @@ export class AdminService {
   readonly #keys: KeyRing;
   readonly #events: AdminServiceEvents;
   readonly #served: Environment[];
-  /** Environments being created now, so a second request for one answers 409 at once. */
-  readonly #creating = new Set<string>();
 
   constructor(
     db: Database,
@@ -115,34 +113,40 @@ export class AdminService {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
     }
     const id = `${project}/${key}`;
-    if (this.#creating.has(id) || this.#served.some((e) => e.id === id)) {
-      throw new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
-    }
-    this.#creating.add(id);
-    try {
-      if (this.#flags.shared) await this.#flags.settled();
-      if (this.#served.some((e) => e.id === id)) {
-        throw new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
-      }
+    const taken = () => new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
+    if (this.#served.some((e) => e.id === id)) throw taken();
+    // Decided against the committed state (on shared storage, under the environment's lock), so
+    // of two racing creations, on one instance or two, one wins and the other answers 409.
+    await this.#flags.commitPlanned(id, () => {
       const stored = this.#db.get(id);
-      let env: Environment;
+      if (stored && (stored.source === 'dashboard' || this.#served.includes(stored))) throw taken();
       if (stored) {
         // Kept in the store from an earlier set-up (a config that no longer names it, or the
         // default project): it comes back whole, now the dashboard's, so it is served after restarts.
-        await this.#flags.setEnvironmentSource(stored, 'dashboard');
-        env = stored;
-      } else {
-        env = await this.#flags.ensureEnvironment(project, key, false, 'dashboard');
+        const { epoch, generatedKeys: keys } = stored;
+        return [{ t: 'env', id, project, environment: key, epoch, keys, source: 'dashboard' }];
       }
-      // On shared storage, `committed` has served it already, as on every other instance.
-      if (!this.#served.includes(env)) {
-        for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
-        this.#serve(env);
-      }
-      return env;
-    } finally {
-      this.#creating.delete(id);
+      const createdAt = new Date().toISOString();
+      return [
+        {
+          t: 'env',
+          id,
+          project,
+          environment: key,
+          epoch: newEpoch(),
+          keys: [],
+          source: 'dashboard',
+          createdAt,
+        },
+      ];
+    });
+    const env = this.#db.get(id)!;
+    // On shared storage, `committed` has served it already, as on every other instance.
+    if (!this.#served.includes(env)) {
+      for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
+      this.#serve(env);
     }
+    return env;
   }
 
   /** Keys of an environment, in the order they were made (config ones first). */
