@@ -18,6 +18,31 @@ describe('flagwire-server --database', () => {
     expect((await run.exited).code).toBe(0);
   });
 
+  it('keeps every acknowledged write across a SIGKILL: a new instance serves them all', async () => {
+    const url = await freshDatabase();
+    const first = await startCli(['--database', url]);
+    const headers = { authorization: `Bearer ${first.fullKey}`, 'content-type': 'application/json' };
+    const acknowledged = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${first.url}/api/v1/flags`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ key: `kept-${i}`, type: 'rollout', percentage: i }),
+        }).then((r) => r.status),
+      ),
+    );
+    expect(acknowledged).toEqual(Array(20).fill(201));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = await startCli(['--database', url]);
+    const flags = await (await fetch(`${second.url}/api/v1/flags`, { headers })).json();
+    expect(flags.map((f: { key: string; percentage: number }) => [f.key, f.percentage]).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => [`kept-${i}`, i]).sort(),
+    );
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
   it('reads FLAGWIRE_DATABASE_URL, and --database wins over it', async () => {
     const url = await freshDatabase();
     const fromEnv = await startCli([], { FLAGWIRE_DATABASE_URL: url });
