@@ -230,9 +230,12 @@ export class FlagService {
     return this.#read(env, () => readHistory(env, flag, limit));
   }
 
-  /** Resolves once every write so far is durable (on shared storage: every instance's is in memory). */
+  /**
+   * Resolves once every write so far is durable: what evaluations from memory (OFREP, the
+   * overview) answer after. On shared storage memory holds only committed entries, so at once.
+   */
   settled(): Promise<void> {
-    return this.#shared ? this.#shared.sync() : this.#storage.barrier();
+    return this.#shared ? Promise.resolve() : this.#storage.barrier();
   }
 
   listWebhooks(env: Environment): Promise<Webhook[]> {

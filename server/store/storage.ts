@@ -48,8 +48,8 @@ export interface SharedStorage extends Storage {
    * commits nothing. Rejects with what `plan` throws, or `UNAVAILABLE` when the database is.
    */
   transact(scope: string, plan: () => Op[]): Promise<void>;
-  /** Resolves once memory holds every entry committed to `scope` (all scopes without one). */
-  sync(scope?: string): Promise<void>;
+  /** Resolves once memory holds every entry committed to `scope` so far. */
+  sync(scope: string): Promise<void>;
   /**
    * Claims a webhook delivery for one attempt, for `leaseMs`, unless another instance holds it
    * or it is no longer pending: answers when the claim could next be tried, or `0` when claimed.

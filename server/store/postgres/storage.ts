@@ -167,12 +167,8 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  async sync(scope?: string): Promise<void> {
+  async sync(scope: string): Promise<void> {
     try {
-      if (scope === undefined) {
-        await this.#catchUpAll();
-        return;
-      }
       const { rows } = await this.#pool.query<{ seq: string }>(
         'SELECT seq FROM flagwire_scopes WHERE scope = $1',
         [scope],
