@@ -99,8 +99,14 @@ describe('Postgres stopped and started again under load', () => {
       expect(await res.json()).toEqual({ error: 'UNAVAILABLE', message: expect.any(String) });
       const read = await fetch(`${server.url}/api/v1/flags`, { headers: auth });
       expect(read.status).toBe(503);
-      // The SDK's snapshot is served from memory meanwhile.
+      // The SDK's snapshot and OFREP evaluations are served from memory meanwhile.
       expect((await fetch(`${server.url}/sdk/flags`, { headers: auth })).status).toBe(200);
+      const evaluated = await fetch(`${server.url}/ofrep/v1/evaluate/flags/seeded`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ context: { targetingKey: 'u' } }),
+      });
+      expect(evaluated.status).toBe(200);
     }
     await cluster.startServer();
 
