@@ -6,6 +6,11 @@ import { Rng } from './prng.js';
 
 export interface ChaosSettings {
   seed: number;
+  /**
+   * `journal`: one server with a data dir, killed and restarted on the same port. `postgres`:
+   * three instances on one database behind a round-robin front, killed and replaced one at a time.
+   */
+  store: 'journal' | 'postgres';
   /** SDK clients, each behind its own proxy. */
   clients: number;
   /** Mutations in all, shared by the writers. */
@@ -18,7 +23,7 @@ export interface ChaosSettings {
   webhooks: number;
   /** Network faults (cut, stall, delay, reject, truncate) over the run. */
   networkFaults: number;
-  /** SIGKILL + restart of the server over the run. */
+  /** SIGKILL + restart of the server (of one instance, on Postgres) over the run. */
   kills: number;
   /** Mean pause of a writer between two of its mutations, in ms (load shaping, not sync). */
   paceMs: number;

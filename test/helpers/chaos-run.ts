@@ -1,18 +1,21 @@
 /**
  * The chaos suite's run: one durable reference server (a child process, so SIGKILL is
- * real), SDK clients each behind a fault-injecting proxy, webhook receivers that fail some
- * deliveries, writers following the seeded model, and a conductor applying the seeded fault
- * plan. It returns what it observed; `test/chaos.test.ts` asserts on it.
+ * real) or, with `store: 'postgres'`, three instances on one Postgres behind a round-robin
+ * front (chaos-cluster.ts), SDK clients each behind a fault-injecting proxy, webhook receivers
+ * that fail some deliveries, writers following the seeded model, and a conductor applying the
+ * seeded fault plan. It returns what it observed; `test/chaos.test.ts` asserts on it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type FlagwireClient, type SdkFlag } from '../../src/index.js';
+import { ChaosCluster } from './chaos-cluster.js';
 import { canonical, type ModelFlag, type Mutation, nextMutation, sameFlag } from './chaos-model.js';
 import { type ChaosSettings, describeStep, type NetworkFault, planFaults, type Step } from './chaos-plan.js';
-import { ChaosServer } from './chaos-server.js';
+import { ChaosServer, type ChaosTarget } from './chaos-server.js';
 import { CONVERGENCE_DEADLINE_MS, Gate, until } from './chaos-sync.js';
 import { awaitWebhooks, type ChaosWebhook, startWebhooks, type WebhookFigures } from './chaos-webhooks.js';
 import { Rng } from './prng.js';
 import { startProxy, type TestProxy } from './proxy.js';
+import { freshDatabase } from './server.js';
 
 /** Fast reconnection and a watchdog of five missed pings. */
 const CLIENT_OPTIONS = {
@@ -51,6 +54,8 @@ export interface ChaosReport {
   /** ms from the last fault until the last webhook had every event. */
   deliveredMs: number;
   durationMs: number;
+  /** The server processes: kills, restarts, the last lines of their stderr. */
+  serverLog: string[];
 }
 
 /** An SDK client behind its proxy, watched for throws and for going backwards. */
@@ -94,7 +99,10 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
   const started = Date.now();
   const defects: string[] = [];
   const steps = planFaults(settings);
-  const server = new ChaosServer();
+  const server: ChaosTarget =
+    settings.store === 'postgres'
+      ? new ChaosCluster(await freshDatabase(), settings.seed)
+      : new ChaosServer();
   const proxies: TestProxy[] = [];
   const watched: Watched[] = [];
   const receivers: ChaosWebhook[] = [];
@@ -111,6 +119,7 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
     webhooks: [],
     deliveredMs: Number.NaN,
     durationMs: Date.now() - started,
+    serverLog: server.log(),
     ...extra,
   });
 
@@ -251,8 +260,9 @@ export async function runChaos(settings: ChaosSettings): Promise<ChaosReport> {
           applyNetwork(step.fault, step.action, rng);
           continue;
         }
-        // SIGKILL with writes in flight; restart on the same port and data dir once every
-        // writer has settled what it had in flight; then every acknowledged write must be there.
+        // SIGKILL with writes in flight (on Postgres, of the instance the last request went to);
+        // restart (on the same port and data dir, or a new instance behind the front) once
+        // every writer has settled what it had in flight; then every acknowledged write must be there.
         await new Promise<void>((resolve) => (onWriteStarted = resolve));
         onWriteStarted = undefined;
         // 0 to 3 ms after a write left: before, during or after its commit.

@@ -1,6 +1,7 @@
 /**
  * The chaos suite's server: the built `flagwire-server` in a child process (so SIGKILL is
  * real) with a durable data dir, restartable on the same port, and calls straight to it.
+ * `ChaosTarget` is what the run needs of it, and of its Postgres counterpart (chaos-cluster.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,8 +10,39 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SdkFlag } from '../../src/index.js';
 import { type CliRun, startCli } from './cli.js';
 
+/** What the chaos run drives: one server, or several instances behind one front. */
+export interface ChaosTarget {
+  /** Where SDK clients and writers connect; it stays the same over the run. */
+  readonly url: string;
+  readonly port: number;
+  readonly fullKey: string;
+  readonly readKey: string;
+  /** Starts what is down: everything at first, after `kill` what it killed. */
+  start(): Promise<void>;
+  /** Resolves while (or once) no kill is waiting for its restart. */
+  up(): Promise<void>;
+  /** SIGKILLs the server (or one instance of it); `start` brings it back. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+  /** A management call with the full-access key. */
+  api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
+  /** The SDK snapshot. */
+  snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }>;
+  /** What happened to the server processes, and the last lines they wrote to stderr (for a failure report). */
+  log(): string[];
+}
+
+/** The last `n` non-empty lines of `text`, indented. */
+export function tail(text: string, n: number): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-n)
+    .map((line) => `    ${line}`);
+}
+
 /** Fast pings and a short, long retry schedule, so a run ends in seconds. */
-const SERVER_ARGS = [
+export const SERVER_ARGS = [
   '--ping-interval',
   '0.2',
   '--webhook-retry-delays',
@@ -20,8 +52,9 @@ const SERVER_ARGS = [
 ];
 
 /** The durable server in a child process, restartable on the same port and data dir. */
-export class ChaosServer {
+export class ChaosServer implements ChaosTarget {
   #run: CliRun | undefined;
+  #stderr: string[] = [];
   port = 0;
   url = '';
   fullKey = '';
@@ -61,6 +94,7 @@ export class ChaosServer {
     });
     this.#run?.child.kill('SIGKILL');
     await this.#run?.exited;
+    this.#stderr.push(this.#run?.stderr() ?? '');
   }
 
   async stop(): Promise<void> {
@@ -69,6 +103,14 @@ export class ChaosServer {
       await this.#run.exited;
     }
     rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  log(): string[] {
+    const runs = [...this.#stderr, this.#run?.stderr() ?? ''];
+    return runs.flatMap((stderr, i) => [
+      `run ${i + 1}${i < runs.length - 1 ? ', SIGKILLed' : ''}:`,
+      ...tail(stderr, 10),
+    ]);
   }
 
   /** A management call straight to the server (never through a proxy). */

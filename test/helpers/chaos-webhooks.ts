@@ -6,7 +6,7 @@
 import { verifySignature } from '../../src/index.js';
 import { canonical, eventKey, type ModelFlag } from './chaos-model.js';
 import type { ChaosSettings } from './chaos-plan.js';
-import type { ChaosServer } from './chaos-server.js';
+import type { ChaosTarget } from './chaos-server.js';
 import { CONVERGENCE_DEADLINE_MS, difference, until } from './chaos-sync.js';
 import { Rng } from './prng.js';
 import { startReceiver, type TestReceiver } from './receiver.js';
@@ -32,7 +32,7 @@ export interface WebhookFigures {
 }
 
 /** Starts `settings.webhooks` receivers and registers a webhook for each. */
-export async function startWebhooks(settings: ChaosSettings, server: ChaosServer): Promise<ChaosWebhook[]> {
+export async function startWebhooks(settings: ChaosSettings, server: ChaosTarget): Promise<ChaosWebhook[]> {
   const hooks: ChaosWebhook[] = [];
   // Webhook receivers that fail about one delivery in seven (a 500, or no answer at all).
   for (let i = 0; i < settings.webhooks; i++) {
@@ -73,7 +73,7 @@ export async function startWebhooks(settings: ChaosSettings, server: ChaosServer
 export async function awaitWebhooks(
   hooks: ChaosWebhook[],
   expectedEvents: string[],
-  server: ChaosServer,
+  server: ChaosTarget,
   defects: string[],
   healedAt: number,
 ): Promise<{ webhooks: WebhookFigures[]; deliveredMs: number }> {
