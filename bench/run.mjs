@@ -1,5 +1,5 @@
 /**
- * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation|webhooks|stream-load|ofrep|compression ...]` (all by default).
+ * Runs the benchmarks: `node bench/run.mjs [sdk-flags|fanout|writes|sdk-evaluate|sdk-propagation|webhooks|stream-load|ofrep|compression|postgres ...]` (all by default).
  *
  * The server under test is `dist/server.js` unless `FLAGWIRE_SERVER_MODULE` names another
  * build. Every figure is a ratio against a baseline measured in the same run (the machine
@@ -9,7 +9,8 @@
  * FLAGWIRE_BENCH_STREAMS, FLAGWIRE_BENCH_PATCHES (fanout), FLAGWIRE_BENCH_WRITE_DURATION,
  * FLAGWIRE_BENCH_TMPDIR (writes, stream-load), FLAGWIRE_BENCH_LOAD_STREAMS and the other
  * FLAGWIRE_BENCH_LOAD_* knobs (stream-load, see bench/README.md), FLAGWIRE_BENCH_CPU_PROF=DIR
- * (CPU profiles of the server children; summarize with `node bench/profile-summary.mjs FILE`).
+ * (CPU profiles of the server children; summarize with `node bench/profile-summary.mjs FILE`),
+ * FLAGWIRE_BENCH_PG_* (postgres, see bench/README.md).
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import * as compression from './compression.mjs';
 import * as fanout from './fanout.mjs';
 import { RESULTS_FILE, serverModule, writeResults } from './lib/util.mjs';
 import * as ofrep from './ofrep.mjs';
+import * as postgres from './postgres.mjs';
 import * as sdkEvaluate from './sdk-evaluate.mjs';
 import * as sdkFlags from './sdk-flags.mjs';
 import * as sdkPropagation from './sdk-propagation.mjs';
@@ -24,7 +26,18 @@ import * as streamLoad from './stream-load.mjs';
 import * as webhooks from './webhooks.mjs';
 import * as writes from './writes.mjs';
 
-const ALL = [sdkFlags, fanout, writes, sdkEvaluate, sdkPropagation, webhooks, streamLoad, ofrep, compression];
+const ALL = [
+  sdkFlags,
+  fanout,
+  writes,
+  sdkEvaluate,
+  sdkPropagation,
+  webhooks,
+  streamLoad,
+  ofrep,
+  compression,
+  postgres,
+];
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((w) => !ALL.some((b) => b.name === w));
