@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagwireServer, startServer } from '../server/index.js';
 import { createClient } from '../src/index.js';
+import { queryDatabase } from './helpers/postgres.js';
 import { freshDatabase, KEYS, TEST_CONFIG } from './helpers/server.js';
 import { openStream, type SseReader } from './helpers/sse.js';
 
@@ -210,5 +211,81 @@ describe('three instances on one Postgres', () => {
     await expect.poll(() => withKey(c)).toBe(401);
     // The stream it had opened on another instance is closed too.
     await open.ended;
+  });
+});
+
+describe('group commit on one instance', () => {
+  let server: FlagwireServer;
+  let databaseUrl: string;
+  beforeAll(async () => {
+    databaseUrl = await freshDatabase();
+    server = await startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl });
+  });
+  afterAll(() => server.close());
+
+  it('commits concurrent writes to one environment in shared transactions, gap-free', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        api(server, 'POST', '/flags', { key: `batch-${i}`, type: 'boolean' }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(60).fill(201));
+    const rows = await queryDatabase<{ seq: string; at: string }>(
+      databaseUrl,
+      "SELECT seq, committed_at::text AS at FROM flagwire_entries WHERE scope = 'acme/production' ORDER BY seq",
+    );
+    const seqs = rows.map((r) => Number(r.seq));
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    // committed_at is the transaction's start: entries that share one were one transaction.
+    expect(new Set(rows.map((r) => r.at)).size).toBeLessThan(rows.length);
+  });
+
+  it('lets each write of a batch see the ones before it: one 201 and the rest 409 for one key', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => api(server, 'POST', '/flags', { key: 'contested', type: 'boolean' })),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(409)]);
+  });
+
+  it('takes a batch that does not commit back out of memory: nothing of it is served', async () => {
+    // The database refuses any entry that mentions "poison".
+    await queryDatabase(
+      databaseUrl,
+      `CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN IF NEW.ops::text LIKE '%poison%' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+       CREATE TRIGGER refuse_poison BEFORE INSERT ON flagwire_entries FOR EACH ROW EXECUTE FUNCTION refuse_poison();`,
+    );
+    const before = await (await fetch(`${server.url}/sdk/flags`, { headers: auth })).json();
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => api(server, 'PATCH', `/flags/batch-${i}`, { enabled: true })),
+      api(server, 'POST', '/flags', { key: 'poison', type: 'boolean' }),
+    ]);
+    await queryDatabase(databaseUrl, 'DROP TRIGGER refuse_poison ON flagwire_entries');
+    expect(answers.at(-1)!.status).toBe(500);
+    const committed = answers.slice(0, 10).filter((r) => r.status === 200).length;
+    // Memory is what the database holds: a fresh instance on it answers the same.
+    const fresh = await startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl });
+    try {
+      const [here, there] = await Promise.all(
+        [server, fresh].map(async (s) => (await api(s, 'GET', '/flags')).json()),
+      );
+      expect(here).toEqual(there);
+      expect(here.some((f: { key: string }) => f.key === 'poison')).toBe(false);
+      expect(
+        here.filter((f: { key: string; enabled: boolean }) => f.key.startsWith('batch-') && f.enabled),
+      ).toHaveLength(committed);
+      const sdk = await (await fetch(`${server.url}/sdk/flags`, { headers: auth })).json();
+      expect(sdk.revision).toBe(before.revision + committed);
+      expect(sdk.flags.poison).toBeUndefined();
+      // And writes go on from there, gap-free.
+      expect((await api(server, 'PATCH', '/flags/batch-59', { enabled: true })).status).toBe(200);
+      const after = await (await fetch(`${fresh.url}/sdk/flags`, { headers: auth })).json();
+      await expect
+        .poll(async () => (await (await fetch(`${fresh.url}/sdk/flags`, { headers: auth })).json()).revision)
+        .toBe(sdk.revision + 1);
+      expect(after.epoch).toBe(sdk.epoch);
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -55,6 +55,51 @@ export function scopeOf(op: Op): string {
   return 'env' in op ? op.env : '';
 }
 
+/**
+ * Remembers the state of one scope (`scopeOf`) and answers a function that puts it back: for a
+ * shared storage that applies a batch of writes to memory before it knows they committed.
+ * Copies the scope's maps and arrays, so it costs what the environment holds.
+ */
+export function captureScope(db: Database, scope: string): () => void {
+  if (scope === '') {
+    const projects = new Map(db.projects);
+    const { adminToken, streamSecret } = db;
+    return () => {
+      db.projects.clear();
+      for (const [key, project] of projects) db.projects.set(key, project);
+      db.adminToken = adminToken;
+      db.streamSecret = streamSecret;
+    };
+  }
+  const env = db.get(scope);
+  if (!env) return () => db.delete(scope);
+  const saved = {
+    revision: env.revision,
+    flags: new Map(env.flags),
+    webhooks: new Map(env.webhooks),
+    deliveries: new Map(env.deliveries),
+    generatedKeys: env.generatedKeys,
+    source: env.source,
+    apiKeys: env.apiKeys,
+    history: env.history.slice(),
+  };
+  // Put back into the same maps and array: whatever holds them keeps seeing the environment.
+  const refill = <K, V>(map: Map<K, V>, from: Map<K, V>) => {
+    map.clear();
+    for (const [key, value] of from) map.set(key, value);
+  };
+  return () => {
+    env.revision = saved.revision;
+    refill(env.flags, saved.flags);
+    refill(env.webhooks, saved.webhooks);
+    refill(env.deliveries, saved.deliveries);
+    env.generatedKeys = saved.generatedKeys;
+    env.source = saved.source;
+    env.apiKeys = saved.apiKeys;
+    env.history.splice(0, env.history.length, ...saved.history);
+  };
+}
+
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {
   envs: Array<{

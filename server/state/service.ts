@@ -30,7 +30,7 @@ import type {
   StoredFlag,
   StoredWebhook,
 } from './model.js';
-import { applyOp, type Database, type Op, scopeOf, UNKNOWN_ACTOR } from './ops.js';
+import { applyOp, captureScope, type Database, type Op, scopeOf, UNKNOWN_ACTOR } from './ops.js';
 import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
 
 export type ChangeListener = (change: FlagChange) => void;
@@ -62,7 +62,10 @@ export class FlagService {
     this.#storage = storage;
     this.#onListenerError = onListenerError;
     this.#shared = isShared(storage) ? storage : undefined;
-    this.#shared?.setApplier((ops) => this.#applyCommitted(ops));
+    this.#shared?.setApplier({
+      apply: (ops) => this.#applyCommitted(ops),
+      capture: (scope) => captureScope(this.#db, scope),
+    });
   }
 
   /** Sets the planner of ops committed with every flag change (webhook deliveries). */
@@ -231,11 +234,12 @@ export class FlagService {
   }
 
   /**
-   * Resolves once every write so far is durable: what evaluations from memory (OFREP, the
-   * overview) answer after. On shared storage memory holds only committed entries, so at once.
+   * Resolves once every write applied to memory so far is durable: what evaluations from memory
+   * (OFREP, the overview) answer after. On shared storage, at once unless a batch of writes is
+   * being committed; rejects with `UNAVAILABLE` if one that memory held failed to commit.
    */
   settled(): Promise<void> {
-    return this.#shared ? Promise.resolve() : this.#storage.barrier();
+    return this.#storage.barrier();
   }
 
   listWebhooks(env: Environment): Promise<Webhook[]> {
@@ -403,10 +407,11 @@ export class FlagService {
   }
 
   /**
-   * Applies one entry committed to shared storage (by this instance or another) and publishes
-   * the flag changes it makes, with the deliveries committed alongside each.
+   * Applies one entry of shared storage (by this instance or another) to memory, and answers
+   * the function that publishes the flag changes it makes, with the deliveries committed
+   * alongside each: called at once for a committed entry, after `COMMIT` for a batch.
    */
-  #applyCommitted(ops: Op[]): void {
+  #applyCommitted(ops: Op[]): () => void {
     const changes: FlagChange[] = [];
     for (const op of ops) {
       if (op.t === 'flag' || op.t === 'flag-del') {
@@ -427,16 +432,18 @@ export class FlagService {
           changes[changes.length - 1]!.deliveries.push(op.delivery);
       }
     }
-    for (const change of changes) this.#publish(change);
-    for (const op of ops) {
-      for (const listener of this.#entryListeners) {
-        try {
-          listener(op);
-        } catch (error) {
-          this.#onListenerError(error);
+    return () => {
+      for (const change of changes) this.#publish(change);
+      for (const op of ops) {
+        for (const listener of this.#entryListeners) {
+          try {
+            listener(op);
+          } catch (error) {
+            this.#onListenerError(error);
+          }
         }
       }
-    }
+    };
   }
 }
 

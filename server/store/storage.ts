@@ -40,8 +40,8 @@ export interface SharedStorage extends Storage {
   readonly shared: true;
   /** What the log line says after `storage:`, e.g. `postgres (HOST:PORT/DB)`; never a password. */
   readonly description: string;
-  /** Sets the function that applies one committed entry to memory; catching up starts then. */
-  setApplier(apply: (ops: Op[]) => void): void;
+  /** Sets how entries reach memory; catching up starts then. */
+  setApplier(applier: Applier): void;
   /**
    * Commits what `plan` returns as one entry of `scope` (an environment id, or `''` for what
    * spans them), with `plan` run under the scope's lock after catching up; an empty plan
@@ -57,6 +57,14 @@ export interface SharedStorage extends Storage {
   claim(deliveryId: string, leaseMs: number): Promise<number>;
   /** Gives a claim back after its attempt was recorded. */
   release(deliveryId: string): Promise<void>;
+}
+
+/** How a shared storage changes memory. */
+export interface Applier {
+  /** Applies one entry to memory; answers the function that publishes what it changed. */
+  apply(ops: Op[]): () => void;
+  /** Remembers one scope's state; answers the function that puts it back. */
+  capture(scope: string): () => void;
 }
 
 export function isShared(storage: Storage): storage is SharedStorage {

@@ -19,9 +19,9 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { ApiError } from '../../errors.js';
 import type { Op } from '../../state/ops.js';
-import type { LoadedState, SharedStorage } from '../storage.js';
+import type { Applier, LoadedState, SharedStorage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
-import { asRequestError, isUnavailable } from './errors.js';
+import { asRequestError, isUnavailable, unavailable } from './errors.js';
 import { CHANNEL, CommitListener } from './listener.js';
 import { migrate } from './schema.js';
 
@@ -35,6 +35,15 @@ export interface PostgresStorageOptions {
   catchUpIntervalMs: number;
   /** Told about recoverable problems (the database away, then back). */
   warn: (message: string) => void;
+}
+
+/** Writes committed in one transaction at most (group commit). */
+const MAX_BATCH = 128;
+
+interface Queued {
+  plan: () => Op[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
 }
 
 interface EntryRow {
@@ -58,7 +67,16 @@ export class PostgresStorage implements SharedStorage {
   readonly #applied = new Map<string, number>();
   /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
   readonly #catchingUp = new Map<string, { again: boolean }>();
-  #apply: ((ops: Op[]) => void) | undefined;
+  #applier: Applier | undefined;
+  /** Writes waiting for their scope's next batch. */
+  readonly #queues = new Map<string, Queued[]>();
+  /** Scopes whose queue is being committed. */
+  readonly #draining = new Set<string>();
+  /**
+   * Scopes whose memory holds a batch not yet committed, with the promise of its outcome
+   * (`true`: committed). Reads of such a scope wait for it.
+   */
+  readonly #tentative = new Map<string, Promise<boolean>>();
   #timer: NodeJS.Timeout | undefined;
   #closed: Promise<void> | undefined;
   #reportedDown = false;
@@ -108,8 +126,8 @@ export class PostgresStorage implements SharedStorage {
     return { snapshot: null, entries };
   }
 
-  setApplier(apply: (ops: Op[]) => void): void {
-    this.#apply = apply;
+  setApplier(applier: Applier): void {
+    this.#applier = applier;
     this.#catchUpAllSoon();
     this.#timer = setInterval(() => this.#catchUpAllSoon(), this.#options.catchUpIntervalMs);
     this.#timer.unref();
@@ -119,18 +137,60 @@ export class PostgresStorage implements SharedStorage {
     return Promise.reject(new Error('store: shared storage commits through transact()'));
   }
 
-  /** Every acknowledged write is committed already. */
-  barrier(): Promise<void> {
-    return Promise.resolve();
+  /**
+   * Resolves once no batch that memory holds is still being committed: at once, usually.
+   * Rejects with `UNAVAILABLE` if one of them failed (memory no longer holds it).
+   */
+  async barrier(): Promise<void> {
+    if (this.#tentative.size === 0) return;
+    const outcomes = await Promise.all(this.#tentative.values());
+    if (outcomes.includes(false)) throw unavailable();
   }
 
   setSnapshotSource(): void {}
 
-  async transact(scope: string, plan: () => Op[]): Promise<void> {
-    const client = await this.#connect().catch((error) => {
-      throw asRequestError(error);
+  transact(scope: string, plan: () => Op[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const queue = this.#queues.get(scope);
+      if (queue) queue.push({ plan, resolve, reject });
+      else this.#queues.set(scope, [{ plan, resolve, reject }]);
+      if (!this.#draining.has(scope)) {
+        this.#draining.add(scope);
+        void this.#drain(scope);
+      }
     });
+  }
+
+  /**
+   * Commits the scope's queued writes, a batch per transaction (group commit): one lock, one
+   * `INSERT`, one WAL flush for all the writes that queued while the previous batch committed.
+   */
+  async #drain(scope: string): Promise<void> {
+    try {
+      for (;;) {
+        const queue = this.#queues.get(scope);
+        if (!queue || queue.length === 0) break;
+        await this.#commitBatch(scope, queue.splice(0, MAX_BATCH));
+      }
+    } finally {
+      this.#queues.delete(scope);
+      this.#draining.delete(scope);
+    }
+  }
+
+  async #commitBatch(scope: string, batch: Queued[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#connect();
+    } catch (error) {
+      for (const item of batch) item.reject(asRequestError(error));
+      return;
+    }
     let broken: Error | undefined;
+    let restore: (() => void) | undefined;
+    let settle: ((committed: boolean) => void) | undefined;
+    const entries: Array<{ ops: Op[]; publish: () => void; item: Queued }> = [];
+    const unchanged: Queued[] = [];
     try {
       await client.query('BEGIN');
       // Creates the scope's counter on first use; either way locks it until COMMIT.
@@ -143,32 +203,72 @@ export class PostgresStorage implements SharedStorage {
       if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, client);
       if ((this.#applied.get(scope) ?? 0) !== seq)
         throw new Error(`store: ${scope} did not catch up to ${seq}`);
-      const ops = plan();
-      if (ops.length === 0) {
+      const applier = this.#applier!;
+      if (batch.length > 1) {
+        // Each plan must see the writes before it in the batch: they go to memory now, and
+        // come out again if the batch does not commit. Reads wait for the outcome (`sync`).
+        restore = applier.capture(scope);
+        this.#tentative.set(scope, new Promise((resolve) => (settle = resolve)));
+      }
+      for (const item of batch) {
+        let ops: Op[];
+        try {
+          ops = item.plan();
+        } catch (error) {
+          item.reject(error);
+          continue;
+        }
+        if (ops.length === 0) unchanged.push(item);
+        // A lone write reaches memory after COMMIT, like another instance's.
+        else entries.push({ ops, publish: restore ? applier.apply(ops) : () => {}, item });
+      }
+      if (entries.length === 0) {
         await client.query('ROLLBACK');
+        for (const item of unchanged) item.resolve();
+        settle?.(true);
         return;
       }
-      const next = seq + 1;
+      const last = seq + entries.length;
       await client.query(
-        `WITH entry AS (INSERT INTO flagwire_entries (scope, seq, ops) VALUES ($1, $2, $3)),
-              counter AS (UPDATE flagwire_scopes SET seq = $2 WHERE scope = $1)
-         SELECT pg_notify('${CHANNEL}', $4)`,
-        [scope, next, JSON.stringify(ops), `${next} ${scope}`],
+        `WITH entry AS (
+           INSERT INTO flagwire_entries (scope, seq, ops)
+           SELECT $1, $2::bigint + t.i, t.o FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(o, i)
+         ),
+         counter AS (UPDATE flagwire_scopes SET seq = $4 WHERE scope = $1)
+         SELECT pg_notify('${CHANNEL}', $5)`,
+        [scope, seq, JSON.stringify(entries.map((e) => e.ops)), last, `${last} ${scope}`],
       );
-      await this.#writeDeliveries(client, scope, ops);
+      await this.#writeDeliveries(client, scope, entries);
       await client.query('COMMIT');
-      this.#applyEntry(scope, next, ops);
+      if (restore) {
+        this.#applied.set(scope, last);
+        for (const entry of entries) entry.publish();
+      } else {
+        this.#applyEntry(scope, last, entries[0]!.ops);
+      }
+      settle?.(true);
+      for (const entry of entries) entry.item.resolve();
+      for (const item of unchanged) item.resolve();
     } catch (error) {
       if (isUnavailable(error)) broken = error as Error;
       else await client.query('ROLLBACK').catch(() => {});
-      throw error instanceof ApiError ? error : asRequestError(error);
+      restore?.();
+      settle?.(false);
+      // The batch fails together; a plan's own refusal (rejected above) stands, as a promise
+      // settles once.
+      const failure = asRequestError(error);
+      for (const item of batch) item.reject(failure);
     } finally {
+      if (settle) this.#tentative.delete(scope);
       client.release(broken);
     }
   }
 
   async sync(scope: string): Promise<void> {
     try {
+      // A batch that memory holds is waited for, so a read never answers what may not commit.
+      for (let pending = this.#tentative.get(scope); pending; pending = this.#tentative.get(scope))
+        await pending;
       const { rows } = await this.#pool.query<{ seq: string }>(
         'SELECT seq FROM flagwire_scopes WHERE scope = $1',
         [scope],
@@ -265,13 +365,14 @@ export class PostgresStorage implements SharedStorage {
 
   #applyEntry(scope: string, seq: number, ops: Op[]): void {
     const applied = this.#applied.get(scope) ?? 0;
-    if (seq !== applied + 1 || !this.#apply) return;
+    // While a batch is in memory uncommitted, its own commit brings memory forward.
+    if (seq !== applied + 1 || !this.#applier || this.#tentative.has(scope)) return;
     this.#applied.set(scope, seq);
-    this.#apply(ops);
+    this.#applier.apply(ops)();
   }
 
   #catchUpSoon(scope: string): void {
-    if (!this.#apply || this.#closed) return;
+    if (!this.#applier || this.#closed) return;
     const running = this.#catchingUp.get(scope);
     if (running) {
       running.again = true;
@@ -292,7 +393,7 @@ export class PostgresStorage implements SharedStorage {
   }
 
   #catchUpAllSoon(): void {
-    if (!this.#apply || this.#closed) return;
+    if (!this.#applier || this.#closed) return;
     this.#catchUpAll()
       .then(() => this.#up())
       .catch((error) => this.#down(error));
@@ -324,24 +425,55 @@ export class PostgresStorage implements SharedStorage {
     this.#options.warn('the database is reachable again; caught up');
   }
 
-  async #writeDeliveries(client: pg.PoolClient, scope: string, ops: readonly Op[]): Promise<void> {
-    for (const op of ops) {
-      if (op.t === 'delivery') {
-        const { id, webhookId, status, attempts } = op.delivery;
-        await client.query(
-          `INSERT INTO flagwire_deliveries (id, scope, webhook_id, status, attempts) VALUES ($1, $2, $3, $4, $5)
-           ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-             lease_owner = NULL, lease_until = NULL`,
-          [id, scope, webhookId, status, attempts],
-        );
-      } else if (op.t === 'delivery-del') {
-        await client.query('DELETE FROM flagwire_deliveries WHERE id = $1', [op.id]);
-      } else if (op.t === 'webhook-del') {
-        await client.query('DELETE FROM flagwire_deliveries WHERE scope = $1 AND webhook_id = $2', [
-          scope,
-          op.id,
-        ]);
+  /**
+   * Mirrors the batch's deliveries into `flagwire_deliveries` (what leases are taken on): the
+   * last state of each, in three statements whatever the batch holds.
+   */
+  async #writeDeliveries(
+    client: pg.PoolClient,
+    scope: string,
+    entries: ReadonlyArray<{ ops: Op[] }>,
+  ): Promise<void> {
+    const last = new Map<string, { webhookId: string; status: string; attempts: number } | null>();
+    const hooksDeleted: string[] = [];
+    for (const { ops } of entries) {
+      for (const op of ops) {
+        if (op.t === 'delivery') {
+          const { id, webhookId, status, attempts } = op.delivery;
+          last.set(id, { webhookId, status, attempts });
+        } else if (op.t === 'delivery-del') last.set(op.id, null);
+        else if (op.t === 'webhook-del') hooksDeleted.push(op.id);
       }
     }
+    if (last.size === 0 && hooksDeleted.length === 0) return;
+    const upserts = [...last].filter(([, row]) => row !== null);
+    const deleted = [...last].filter(([, row]) => row === null).map(([id]) => id);
+    if (upserts.length > 0) {
+      await client.query(
+        `INSERT INTO flagwire_deliveries (id, scope, webhook_id, status, attempts)
+         SELECT d.id, $1, d.webhook_id, d.status, d.attempts
+         FROM jsonb_to_recordset($2::jsonb) AS d(id text, webhook_id text, status text, attempts integer)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
+           lease_owner = NULL, lease_until = NULL`,
+        [
+          scope,
+          JSON.stringify(
+            upserts.map(([id, row]) => ({
+              id,
+              webhook_id: row!.webhookId,
+              status: row!.status,
+              attempts: row!.attempts,
+            })),
+          ),
+        ],
+      );
+    }
+    if (deleted.length > 0)
+      await client.query('DELETE FROM flagwire_deliveries WHERE id = ANY($1)', [deleted]);
+    if (hooksDeleted.length > 0)
+      await client.query('DELETE FROM flagwire_deliveries WHERE scope = $1 AND webhook_id = ANY($2)', [
+        scope,
+        hooksDeleted,
+      ]);
   }
 }
