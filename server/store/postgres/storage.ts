@@ -17,7 +17,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { ApiError } from '../../errors.js';
 import type { Op } from '../../state/ops.js';
 import type { Applier, LoadedState, SharedStorage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
