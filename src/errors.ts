@@ -29,24 +29,32 @@ export interface FlagwireErrorOptions {
 
 export class FlagwireError extends Error {
   override readonly name: string = 'FlagwireError';
-  readonly code: FlagwireErrorCode;
+  // `declare`: assigned in the constructor, so no field initializers are emitted for them.
+  declare readonly code: FlagwireErrorCode;
   /** HTTP status of the answer, when there was one. */
-  readonly status: number | undefined;
-  readonly method: string | undefined;
-  readonly url: string | undefined;
+  declare readonly status: number | undefined;
+  declare readonly method: string | undefined;
+  declare readonly url: string | undefined;
   /** How long the server asked to wait before retrying (`Retry-After`), in milliseconds. */
-  readonly retryAfterMs: number | undefined;
+  declare readonly retryAfterMs: number | undefined;
 
   constructor(code: FlagwireErrorCode, message: string, options: FlagwireErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.status = options.status;
-    this.method = options.method;
-    this.url = options.url;
-    this.retryAfterMs = options.retryAfterMs;
+    // `Error` takes `cause` from the options (and nothing else), unless it is undefined.
+    super(message, options.cause === undefined ? undefined : options);
+    const { status, method, url, retryAfterMs } = options;
+    Object.assign(this, { code, status, method, url, retryAfterMs });
     Object.defineProperty(this, BRAND, { value: true });
   }
 }
+
+/** A `FlagwireError` about one request: its message starts with the method and the URL. */
+export const requestError = (
+  code: FlagwireErrorCode,
+  method: string,
+  url: string,
+  detail: string,
+  options?: FlagwireErrorOptions,
+): FlagwireError => new FlagwireError(code, `${method} ${url}${detail}`, { method, url, ...options });
 
 /** True for any `FlagwireError`, also one from another copy of this package (ESM and CJS side by side). */
 export function isFlagwireError(value: unknown): value is FlagwireError {

@@ -1,8 +1,9 @@
 /**
  * Browser bundles of the SDK entry (`flagwire`), minified and gzipped, stay under their
  * budgets and pull in no `node:` module: what an app that only evaluates flags ships
- * (eventsource and the hashing code included), and the whole entry (webhook verification
- * with its pure-JS SHA-256 included).
+ * (eventsource and the hashing code included: 8 KiB, of which eventsource and
+ * eventsource-parser take about 3.4 KiB), and the whole entry (webhook verification with its
+ * pure-JS SHA-256 included).
  */
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -38,7 +39,7 @@ it.each([
   [
     'an app that evaluates flags (createClient)',
     `export { createClient } from ${JSON.stringify(entry)};`,
-    10 * 1024,
+    8 * 1024,
   ],
   ['the whole entry', `export * from ${JSON.stringify(entry)};`, 16 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {

@@ -11,8 +11,18 @@ afterEach(() => {
 
 describe('Backoff', () => {
   it('doubles from the initial delay up to the cap, jittered into [half, full]', () => {
-    const low = new Backoff({ initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000, random: () => 0 });
-    const high = new Backoff({ initialMs: 1000, maxMs: 30_000, resetAfterMs: 60_000, random: () => 1 });
+    const low = new Backoff({
+      initialRetryDelayMs: 1000,
+      maxRetryDelayMs: 30_000,
+      retryResetAfterMs: 60_000,
+      random: () => 0,
+    });
+    const high = new Backoff({
+      initialRetryDelayMs: 1000,
+      maxRetryDelayMs: 30_000,
+      retryResetAfterMs: 60_000,
+      random: () => 1,
+    });
     const lows = Array.from({ length: 8 }, () => low.next(0));
     const highs = Array.from({ length: 8 }, () => high.next(0));
     expect(highs).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
@@ -20,7 +30,12 @@ describe('Backoff', () => {
   });
 
   it('resets after a connection stayed healthy long enough, and not before', () => {
-    const b = new Backoff({ initialMs: 100, maxMs: 10_000, resetAfterMs: 60_000, random: () => 1 });
+    const b = new Backoff({
+      initialRetryDelayMs: 100,
+      maxRetryDelayMs: 10_000,
+      retryResetAfterMs: 60_000,
+      random: () => 1,
+    });
     b.next(0);
     b.next(0);
     b.succeeded(1000);
@@ -68,17 +83,16 @@ describe('FlagStore', () => {
   it('applies an update only when its revision is newer, and flags gaps and foreign epochs', () => {
     const store = new FlagStore();
     store.replace(snap(5, { a: flag('a', true, 5) }));
-    expect(store.apply({ ...flag('a', false, 5) }, 'E:5').kind).toBe('stale');
-    expect(store.apply({ ...flag('a', false, 4) }, 'E:4').kind).toBe('stale');
-    expect(store.apply({ ...flag('a', false, 6) }, 'X:6').kind).toBe('foreign');
-    expect(store.apply({ ...flag('a', false, 6) }, 'E:6')).toMatchObject({ kind: 'applied', gap: false });
-    expect(store.apply({ ...flag('b', true, 9) }, 'E:9')).toMatchObject({ kind: 'applied', gap: true });
+    expect(store.apply({ ...flag('a', false, 5) }, 'E:5')).toBe('stale');
+    expect(store.apply({ ...flag('a', false, 4) }, 'E:4')).toBe('stale');
+    expect(store.apply({ ...flag('a', false, 6) }, 'X:6')).toBe('foreign');
+    expect(store.apply({ ...flag('a', false, 6) }, 'E:6')).toMatchObject({ gap: false });
+    expect(store.apply({ ...flag('b', true, 9) }, 'E:9')).toMatchObject({ gap: true });
     expect(store.apply({ ...flag('b', false, 10), deleted: true }, 'E:10')).toMatchObject({
-      kind: 'applied',
       change: { key: 'b', after: undefined },
     });
     expect(store.flags.has('b')).toBe(false);
-    expect(store.apply({ ...flag('b', true, 9) }, 'E:9').kind).toBe('stale');
+    expect(store.apply({ ...flag('b', true, 9) }, 'E:9')).toBe('stale');
   });
 });
 

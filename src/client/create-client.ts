@@ -1,25 +1,26 @@
 /**
  * `createClient()`: the Flagwire client. It does no I/O until `ready()` or `start()`;
  * evaluation is synchronous, local and never throws.
+ *
+ * It keeps its `FlagStore` in step with the server: load the snapshot, then follow the
+ * stream, resuming with `Last-Event-ID`; back off with jitter on failures, poll while the
+ * stream cannot be held, reload the snapshot when the stream shows a gap, and stop for good
+ * on 401/403 (`docs/protocol.md` §5). Listeners run in order; a throwing one is logged and
+ * never stops the others.
  */
-import type { SdkFlag } from '../core/types.js';
-import { FlagwireError } from '../errors.js';
-import { Emitter } from './emitter.js';
+import { EventSource } from 'eventsource';
+import { Backoff } from '../core/backoff.js';
+import { sdkFlag } from '../core/sdk-flag.js';
+import type { SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
+import { FlagwireError, requestError } from '../errors.js';
 import { evaluateDetail, evaluateFlag } from './evaluate.js';
+import { startExchange } from './exchange.js';
 import { FlagStore } from './flag-store.js';
+import { answerError } from './http.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
-import { Synchronizer } from './synchronizer.js';
-import { cancel, later } from './timers.js';
-import type {
-  ClientEventName,
-  ClientListener,
-  ClientStatus,
-  EvaluationDetail,
-  FlagChange,
-  FlagwireClient,
-  ReadyOptions,
-  User,
-} from './types.js';
+import { parseFlagUpdate, parseSnapshot } from './parse.js';
+import { later, type Timer } from './timers.js';
+import type { ClientStatus, ConnectionState, FlagChange, FlagwireClient } from './types.js';
 
 /**
  * Creates a client. Programmer errors (no `apiKey`, a bad `baseUrl`) throw here, at once.
@@ -31,186 +32,432 @@ import type {
  * ```
  */
 export function createClient(options: ClientOptions): FlagwireClient {
-  return new Client(options);
+  return clientParts(options)[0];
 }
 
-/** The client; exported for the in-memory test client (`flagwire/testing`), not from the barrel. */
-export class Client implements FlagwireClient {
-  readonly #options;
-  /** The flags; `protected` for the test client, which sets them directly. */
-  protected readonly store = new FlagStore();
-  readonly #flags: Map<string, SdkFlag>;
-  readonly #events: Emitter;
-  readonly #sync: Synchronizer;
-  #loaded = false;
-  #lastError: FlagwireError | undefined;
-  #fatal: FlagwireError | undefined;
-  #closed = false;
-  #readyWaiters = new Set<{ resolve: () => void; reject: (error: FlagwireError) => void }>();
+/**
+ * The client, its flags and the function that emits changes: the in-memory test client
+ * (`flagwire/testing`) sets flags directly. Not exported from the barrel.
+ */
+export function clientParts(
+  options: ClientOptions,
+): [FlagwireClient, FlagStore, (changes: FlagChange[]) => void] {
+  const o = resolveClientOptions(options);
+  const { logger, bootstrap } = o;
+  const store = new FlagStore();
+  const flags = store.flags;
+  /** The listeners of `on`: they run in order, each wrapped so that a throwing one is logged. */
+  const events = new EventTarget();
+  const controller = new AbortController();
+  const backoff = new Backoff(o);
+  const reloadBackoff = new Backoff(o);
+  let state: ConnectionState = 'idle';
+  /** `closed` or `failed`: nothing runs any more. */
+  let halted = false;
+  let loaded = !!o.offline;
+  /** Settles once: loaded, or the client failed or was closed first (`ready()` waits for it). */
+  let loadingDone!: (error?: FlagwireError) => void;
+  const loading = new Promise<void>((resolve, reject) => {
+    loadingDone = (error) => (error ? reject(error) : resolve());
+  });
+  loading.catch(() => {});
+  if (loaded) loadingDone();
+  let lastError: FlagwireError | undefined;
+  /** Epoch ms of the last time the server confirmed the data current. */
+  let lastContactAt: number | undefined;
+  let etag: string | undefined;
+  let closeStream: (() => void) | undefined;
+  let streamFailures = 0;
+  let retryTimer: Timer | undefined;
+  let pollTimer: Timer | undefined;
+  let reloadTimer: Timer | undefined;
+  /** Polling (`stream: false`, or the stream cannot be held); the stream's `open` stops it. */
+  let polling = false;
+  let reloading = false;
+  /** Something asked for a reload while one was in flight. */
+  let reloadAgain = false;
+  /** The stream sent something the client could not place (another epoch, bad data): reload. */
+  let resync = false;
 
-  constructor(options: ClientOptions) {
-    this.#options = resolveClientOptions(options);
-    this.#flags = this.store.flags;
-    const { logger } = this.#options;
-    this.#events = new Emitter((event, error) =>
-      logger.error(`a "${event}" listener threw: ${(error as Error)?.stack ?? String(error)}`),
-    );
-    const { bootstrap } = this.#options;
-    if (bootstrap) {
-      if (Array.isArray(bootstrap)) this.store.replaceWithFlags(bootstrap);
-      else this.store.replace(bootstrap as Exclude<typeof bootstrap, readonly unknown[]>);
+  if (Array.isArray(bootstrap)) {
+    // Flags in the management representation: no revision, no epoch.
+    for (const flag of bootstrap) store.put(sdkFlag(flag, 0));
+    store.loaded = true;
+  } else if (bootstrap) {
+    store.replace(bootstrap as SdkSnapshot);
+  }
+
+  const emit = (event: string, ...args: unknown[]) => {
+    events.dispatchEvent(Object.assign(new Event(event), { args }));
+  };
+  /** Emits `change` and `change:<key>` for each change. */
+  const emitChanges = (changes: FlagChange[]) => {
+    for (const change of changes) {
+      emit('change', change);
+      emit(`change:${change.key}`, change);
     }
-    this.#sync = new Synchronizer(this.#options, this.store, {
-      changes: (changes) => this.emitChanges(changes),
-      loaded: () => this.#markLoaded(),
-      state: () => this.#events.emit('status', this.status()),
-      error: (error, fatal) => {
-        this.#lastError = error;
-        if (fatal) {
-          this.#fatal = error;
-          logger.error(`${error.message}; the client stopped (check the API key)`);
-          this.#settleReady(error);
-        } else {
-          logger.warn(error.message);
-        }
-        this.#events.emit('error', error);
-      },
-    });
-    if (this.#options.offline) this.#loaded = true;
-  }
-
-  start(): void {
-    if (this.#closed || this.#options.offline) return;
-    this.#sync.start();
-  }
-
-  ready(options: ReadyOptions = {}): Promise<void> {
-    if (this.#loaded) return Promise.resolve();
-    if (this.#fatal) return Promise.reject(this.#fatal);
-    if (this.#closed) return Promise.reject(new FlagwireError('CLIENT_CLOSED', 'the client is closed'));
-    this.start();
-    return new Promise<void>((resolve, reject) => {
-      const { signal, timeoutMs } = options;
-      if (signal?.aborted) {
-        reject(new FlagwireError('ABORTED', 'ready() was aborted'));
-        return;
-      }
-      let timer: ReturnType<typeof later> | undefined;
-      const onAbort = () => settle(new FlagwireError('ABORTED', 'ready() was aborted'));
-      const waiter = {
-        resolve: () => settle(undefined),
-        reject: (error: FlagwireError) => settle(error),
-      };
-      const settle = (error: FlagwireError | undefined) => {
-        timer = cancel(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.#readyWaiters.delete(waiter);
-        if (error) reject(error);
-        else resolve();
-      };
-      this.#readyWaiters.add(waiter);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) {
-        timer = later(timeoutMs, () =>
-          settle(
-            new FlagwireError(
-              'TIMEOUT',
-              `flags were not loaded within ${timeoutMs} ms${this.#lastError ? ` (last error: ${this.#lastError.message})` : ''}; the client keeps trying`,
-              { cause: this.#lastError },
-            ),
-          ),
-        );
-      }
-    });
-  }
-
-  isEnabled(flagKey: string, user?: User, defaultValue = false): boolean {
-    try {
-      return evaluateFlag(this.#flags.get(flagKey), flagKey, user, defaultValue, this.store.prefixes);
-    } catch {
-      return defaultValue === true;
-    }
-  }
-
-  isEnabledDetail(flagKey: string, user?: User, defaultValue = false): EvaluationDetail {
-    try {
-      return evaluateDetail(this.#flags.get(flagKey), flagKey, user, defaultValue, this.store.loaded);
-    } catch {
-      return { value: defaultValue === true, reason: 'ERROR' };
-    }
-  }
-
-  allFlags(): Record<string, SdkFlag> {
-    const out: Record<string, SdkFlag> = {};
-    for (const [key, flag] of this.#flags) {
-      // A plain assignment to "__proto__" would set the prototype instead of the flag.
-      Object.defineProperty(out, key, {
-        value: { ...flag },
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    return out;
-  }
-
-  on<E extends ClientEventName>(
-    event: E,
-    listener: ClientListener<E>,
-    options?: { signal?: AbortSignal },
-  ): () => void {
-    return this.#events.on(event, listener as (...args: never[]) => void, options?.signal);
-  }
-
-  status(): ClientStatus {
-    const now = Date.now();
-    const lastContactAt = this.#sync.lastContactAt;
-    const dataAgeMs =
-      lastContactAt === undefined ? Number.POSITIVE_INFINITY : Math.max(0, now - lastContactAt);
-    let state = this.#sync.state;
-    if (
-      (state === 'connected' || state === 'polling' || state === 'reconnecting') &&
-      dataAgeMs > this.#options.staleAfterMs
-    ) {
-      state = 'stale';
-    }
+  };
+  const status = (): ClientStatus => {
+    // Never in contact: `Date.now() + Infinity`.
+    const dataAgeMs = Math.max(0, Date.now() - (lastContactAt ?? -Infinity));
     return {
-      state,
-      ready: this.#loaded,
+      state:
+        ['connected', 'polling', 'reconnecting'].includes(state) && dataAgeMs > o.staleAfterMs
+          ? 'stale'
+          : state,
+      ready: loaded,
       lastContactAt,
       dataAgeMs,
-      revision: this.store.revision,
-      lastError: this.#lastError,
+      revision: store.revision,
+      lastError,
     };
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#sync.close();
-    this.#settleReady(new FlagwireError('CLIENT_CLOSED', 'the client was closed before flags were loaded'));
-  }
-
-  #markLoaded(): void {
-    if (this.#loaded) return;
-    this.#loaded = true;
-    this.#settleReady(undefined);
-    this.#events.emit('ready');
-  }
-
-  #settleReady(error: FlagwireError | undefined): void {
-    for (const waiter of [...this.#readyWaiters]) {
-      if (error) waiter.reject(error);
-      else waiter.resolve();
+  };
+  const setState = (next: ConnectionState) => {
+    if (state === next) return;
+    state = next;
+    emit('status', status());
+  };
+  /** Stops the stream and every timer, and enters `closed` or `failed`. */
+  const halt = (next: ConnectionState) => {
+    halted = true;
+    closeStream?.();
+    clearTimeout(retryTimer);
+    clearTimeout(pollTimer);
+    clearTimeout(reloadTimer);
+    setState(next);
+  };
+  /** A connection problem; a fatal one (401/403: the key was refused) stops the client for good. */
+  const report = (error: FlagwireError) => {
+    const isFatal = error.status === 401 || error.status === 403;
+    if (isFatal) {
+      halt('failed');
+      loadingDone(error);
     }
-  }
-
-  /** Emits `change` and `change:<key>` for each change. */
-  protected emitChanges(changes: FlagChange[]): void {
-    for (const change of changes) {
-      this.#events.emit('change', change);
-      const perFlag = `change:${change.key}`;
-      if (this.#events.has(perFlag)) this.#events.emit(perFlag, change);
+    lastError = error;
+    if (isFatal) logger.error(`${error.message}; stopped (check the API key)`);
+    else logger.warn(error.message);
+    emit('error', error);
+  };
+  /** After a failure: again after the backoff delay, or the server's Retry-After if longer (load shedding). */
+  const retry = (again: () => void, retryAfterMs = 0) => {
+    retryTimer = later(Math.max(backoff.next(Date.now()), retryAfterMs), again);
+  };
+  const startPolling = () => {
+    setState('polling');
+    if (!polling) {
+      polling = true;
+      schedulePoll();
     }
-  }
+  };
+  const applySnapshot = (snapshot: SdkSnapshot) => {
+    const changes = store.replace(snapshot);
+    if (!changes) return;
+    resync = false;
+    emitChanges(changes);
+  };
+  /** An event the client cannot place: reload until a snapshot is applied. */
+  const outOfStep = () => {
+    resync = true;
+    reload();
+  };
+
+  /**
+   * Loads the snapshot (`GET /sdk/flags`, `docs/protocol.md` §5.2) under a deadline that covers
+   * the whole exchange, revalidating with its `ETag`; the error when it failed (a fatal one
+   * stops the client).
+   */
+  const load = async (): Promise<FlagwireError | undefined> => {
+    const url = `${o.base}/sdk/flags`;
+    const exchange = startExchange(o.timeoutMs, controller.signal);
+    const epoch = store.epoch;
+    const headers: Record<string, string> = { authorization: o.authorization, accept: 'application/json' };
+    // Out of step, only a full answer helps: no revalidation.
+    if (etag && store.loaded && !resync && !store.missing) headers['if-none-match'] = etag;
+    try {
+      const response = await exchange.race(
+        o.fetch(url, { headers, signal: exchange.signal, cache: 'no-store' }),
+      );
+      const { status } = response;
+      let snapshot: SdkSnapshot | undefined;
+      if (status === 304) {
+        await response.body?.cancel();
+      } else {
+        let body: unknown;
+        let cause: unknown;
+        try {
+          body = await exchange.race(response.json());
+        } catch (error) {
+          // Not JSON, or the deadline passed while reading (then `failure` says TIMEOUT).
+          cause = error;
+          void response.body?.cancel().catch(() => {});
+        }
+        if (!response.ok) throw answerError(response, 'GET', url, body);
+        snapshot = parseSnapshot(body);
+        if (!snapshot) {
+          throw requestError('INVALID_RESPONSE', 'GET', url, ' answered no valid snapshot', {
+            status,
+            cause,
+          });
+        }
+      }
+      if (halted) return;
+      lastContactAt = Date.now();
+      // An answer of the epoch the client left while it was on its way is old news.
+      if (snapshot && !(snapshot.epoch === epoch && store.epoch !== epoch)) {
+        etag = response.headers.get('etag') ?? undefined;
+        applySnapshot(snapshot);
+      }
+    } catch (error) {
+      const failure = exchange.failure(error, 'GET', url);
+      if (!halted) report(failure);
+      return failure;
+    } finally {
+      exchange.end();
+    }
+  };
+
+  const initialLoad = async (): Promise<void> => {
+    const error = await load();
+    if (halted) return;
+    if (error) return retry(initialLoad, error.retryAfterMs);
+    backoff.reset();
+    if (!loaded) {
+      loaded = true;
+      loadingDone();
+      emit('ready');
+    }
+    if (o.stream === false) startPolling();
+    else connect();
+  };
+
+  /**
+   * One attempt at the event stream (`docs/protocol.md` §5.3) through the `eventsource`
+   * package, whose `fetch` option carries the `Authorization` header (so it works in browsers
+   * too). The package retries at a fixed interval and gives up on a non-200, so the client
+   * never lets it retry: any failure closes the attempt and is handled once, here (backoff,
+   * 401/403 stop, resume with `Last-Event-ID`). A watchdog fails the attempt when nothing,
+   * not even a `ping`, arrives for `streamReadTimeoutMs`.
+   */
+  const connect = (): void => {
+    if (halted) return;
+    clearTimeout(retryTimer);
+    const url = `${o.base}/sdk/events`;
+    const lastEventId = store.lastEventId;
+    let done = false;
+    let watchdog: Timer | undefined;
+    /** The answer to this attempt's request, for the error of a refusal (the package gives its status only). */
+    let answer: Response;
+    const close = () => {
+      done = true;
+      clearTimeout(watchdog);
+      source.close();
+    };
+    const failure = (error: FlagwireError) => {
+      if (done) return;
+      close();
+      streamFailures++;
+      report(error);
+      if (halted) return;
+      if (o.pollWhileDisconnected !== false && streamFailures >= o.pollAfterStreamFailures) startPolling();
+      else setState('reconnecting');
+      retry(connect, error.retryAfterMs);
+    };
+    /** Fails the attempt unless something (the response, then any frame) arrives within `ms`. */
+    const watch = (ms: number, code: string) => {
+      clearTimeout(watchdog);
+      watchdog = later(ms, () => failure(requestError(code, 'GET', url, `: no data within ${ms} ms`)));
+    };
+    /** Something arrived (the server is there): re-arms the watchdog. False once the attempt is over. */
+    const alive = () => {
+      if (!done) {
+        lastContactAt = Date.now();
+        watch(o.streamReadTimeoutMs, 'TIMEOUT');
+      }
+      return !done;
+    };
+
+    const source = new EventSource(url, {
+      // `async`: a `fetch` that throws fails the attempt like one that rejects.
+      fetch: async (input, init) => {
+        const headers: Record<string, string> = { ...init.headers, authorization: o.authorization };
+        if (lastEventId) headers['Last-Event-ID'] = lastEventId;
+        answer = await o.fetch(input, { ...init, headers });
+        return answer;
+      },
+    });
+    // A connect that hangs before the response fails like a network error; closing the
+    // attempt aborts the request.
+    watch(o.timeoutMs, 'NETWORK_ERROR');
+    closeStream = close;
+
+    source.addEventListener('open', () => {
+      if (!alive()) return;
+      streamFailures = 0;
+      backoff.succeeded(Date.now());
+      polling = false;
+      clearTimeout(pollTimer);
+      setState('connected');
+    });
+    for (const name of ['flags:updated', 'flags:sync', 'ping']) {
+      source.addEventListener(name, (event: MessageEvent) => {
+        if (!alive() || name === 'ping') return;
+        const sync = name === 'flags:sync';
+        let value: SdkSnapshot | SdkFlagUpdate | undefined;
+        try {
+          value = (sync ? parseSnapshot : parseFlagUpdate)(JSON.parse(event.data));
+        } catch {}
+        if (!value) {
+          logger.warn(`bad ${name} event; reloading flags`);
+          outOfStep();
+        } else if (sync) {
+          applySnapshot(value as SdkSnapshot);
+        } else {
+          const outcome = store.apply(value as SdkFlagUpdate, event.lastEventId);
+          if (outcome === 'foreign') outOfStep();
+          else if (outcome !== 'stale') {
+            if (outcome.change) emitChanges([outcome.change]);
+            if (outcome.gap) reload();
+          }
+        }
+      });
+    }
+    source.addEventListener('error', (event) => {
+      // A frame the server named `event: error` is a message, not a transport failure.
+      if ('data' in event) {
+        alive();
+        return;
+      }
+      const { code: status, message = 'connection failed' } = event as { code?: number; message?: string };
+      failure(
+        status === undefined
+          ? requestError('NETWORK_ERROR', 'GET', url, `: ${message}`)
+          : answerError(answer, 'GET', url, { message }),
+      );
+    });
+  };
+
+  /**
+   * Reloads the snapshot while the client is out of step (the stream skipped revisions, or
+   * sent something it could not place); the stream goes on meanwhile. A reload asked for
+   * while one is in flight runs right after it, if still needed; a reload that did not bring
+   * the client back in step (it failed, or answered a snapshot older than the gap) is retried
+   * with backoff.
+   */
+  const reload = (): void => {
+    if (reloadTimer || halted) return;
+    if (reloading) {
+      reloadAgain = true;
+      return;
+    }
+    reloading = true;
+    reloadAgain = false;
+    void load().finally(() => {
+      reloading = false;
+      if (halted) return;
+      if (!resync && !store.missing) reloadBackoff.reset();
+      // A new reason arrived meanwhile (the answer may predate it): ask again at once.
+      else if (reloadAgain) reload();
+      else {
+        reloadTimer = later(reloadBackoff.next(Date.now()), () => {
+          reloadTimer = undefined;
+          reload();
+        });
+      }
+    });
+  };
+
+  const schedulePoll = (): void => {
+    if (halted) return;
+    // A poll that was in flight when polling stopped and started again: one schedule only.
+    clearTimeout(pollTimer);
+    pollTimer = later(o.pollIntervalMs, async () => {
+      // The stream's `open` stopped polling meanwhile.
+      if (halted || !polling) return;
+      await load();
+      schedulePoll();
+    });
+  };
+
+  const start = () => {
+    if (o.offline || state !== 'idle') return;
+    setState('connecting');
+    void initialLoad();
+  };
+
+  const client: FlagwireClient = {
+    start,
+
+    ready(options = {}) {
+      if (loaded || halted) return loading;
+      start();
+      const { signal, timeoutMs } = options;
+      let timer: Timer | undefined;
+      let onAbort!: () => void;
+      return Promise.race([
+        loading,
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(new FlagwireError('ABORTED', 'ready() was aborted'));
+          if (signal?.aborted) onAbort();
+          signal?.addEventListener('abort', onAbort);
+          if (timeoutMs !== undefined) {
+            timer = later(timeoutMs, () =>
+              reject(
+                new FlagwireError(
+                  'TIMEOUT',
+                  `flags not loaded within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''}`,
+                  { cause: lastError },
+                ),
+              ),
+            );
+          }
+        }),
+      ]).finally(() => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      });
+    },
+
+    isEnabled(flagKey, user, defaultValue = false) {
+      try {
+        return evaluateFlag(flags.get(flagKey), flagKey, user, defaultValue, store.prefixes);
+      } catch {
+        return defaultValue === true;
+      }
+    },
+
+    isEnabledDetail(flagKey, user, defaultValue = false) {
+      try {
+        return evaluateDetail(flags.get(flagKey), flagKey, user, defaultValue, store.loaded);
+      } catch {
+        return { value: defaultValue === true, reason: 'ERROR' };
+      }
+    },
+
+    // `fromEntries` defines each key as an own property: a key "__proto__" stays a flag.
+    allFlags: () =>
+      Object.fromEntries([...flags].map(([key, flag]): [string, SdkFlag] => [key, { ...flag }])),
+
+    on(event, listener, options) {
+      // A new function each time: the same listener subscribed twice is two subscriptions.
+      const entry = (e: Event) => {
+        try {
+          (listener as (...a: unknown[]) => void)(...(e as Event & { args: unknown[] }).args);
+        } catch (error) {
+          logger.error(`a "${event}" listener threw: ${(error as Error)?.stack ?? String(error)}`);
+        }
+      };
+      events.addEventListener(event, entry, { signal: options?.signal } as AddEventListenerOptions);
+      return () => events.removeEventListener(event, entry);
+    },
+
+    status,
+
+    async close() {
+      if (state === 'closed') return;
+      controller.abort();
+      halt('closed');
+      loadingDone(new FlagwireError('CLIENT_CLOSED', 'the client is closed'));
+    },
+  };
+  return [client, store, emitChanges];
 }

@@ -1,17 +1,11 @@
 /**
  * Local evaluation (`docs/protocol.md` §6). `isEnabled` is the hot path: one `Map` lookup,
- * and for a rollout one allocation-free murmur3 over the two keys.
+ * and for a rollout one murmur3 over the user key (allocation-free for ASCII keys).
  */
 import { bucketOf, isInRollout } from '../core/bucketing.js';
 import type { Murmur3Prefix } from '../core/murmur3.js';
 import type { SdkFlag } from '../core/types.js';
-import type { EvaluationDetail, User } from './types.js';
-
-/** The user's key, or `undefined` when there is none (`''` counts as none). */
-function keyOf(user: User | undefined): string | undefined {
-  const key = typeof user === 'string' ? user : user?.key;
-  return typeof key === 'string' && key.length > 0 ? key : undefined;
-}
+import type { EvaluationDetail, EvaluationReason, User } from './types.js';
 
 /** The boolean answer; `flag` undefined gives `defaultValue`. */
 export function evaluateFlag(
@@ -38,15 +32,18 @@ export function evaluateDetail(
 ): EvaluationDetail {
   if (flag === undefined) return { value: defaultValue, reason: loaded ? 'FLAG_NOT_FOUND' : 'NOT_READY' };
   const { version } = flag;
-  if (!flag.enabled) return { value: false, reason: 'OFF', version };
-  if (flag.type !== 'rollout') return { value: true, reason: 'ON', version };
+  const detail = (value: boolean, reason: EvaluationReason, bucket?: number): EvaluationDetail =>
+    bucket ? { value, reason, bucket, version } : { value, reason, version };
+  if (!flag.enabled) return detail(false, 'OFF');
+  if (flag.type !== 'rollout') return detail(true, 'ON');
   const percentage = flag.percentage ?? 0;
-  if (percentage >= 100) return { value: true, reason: 'ROLLOUT_IN', version };
-  if (percentage <= 0) return { value: false, reason: 'ROLLOUT_OUT', version };
-  const key = keyOf(user);
-  if (key === undefined) return { value: false, reason: 'MISSING_USER_KEY', version };
-  const bucket = bucketOf(flagKey, key);
-  return bucket <= percentage
-    ? { value: true, reason: 'ROLLOUT_IN', bucket, version }
-    : { value: false, reason: 'ROLLOUT_OUT', bucket, version };
+  let bucket: number | undefined;
+  // Between 0 and 100 % (or NaN), the user's bucket decides; without a key, the user is out.
+  if (!(percentage >= 100 || percentage <= 0)) {
+    const key = typeof user === 'string' ? user : user?.key;
+    if (typeof key !== 'string' || key === '') return detail(false, 'MISSING_USER_KEY');
+    bucket = bucketOf(flagKey, key);
+  }
+  const value = percentage >= 100 || bucket! <= percentage;
+  return detail(value, value ? 'ROLLOUT_IN' : 'ROLLOUT_OUT', bucket);
 }

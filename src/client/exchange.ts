@@ -4,8 +4,8 @@
  * request is aborted) and under the caller's signal; failures become a `FlagwireError`
  * with a stable code. The SDK client's snapshot load and the management client share it.
  */
-import { FlagwireError } from '../errors.js';
-import { cancel, later } from './timers.js';
+import { FlagwireError, requestError } from '../errors.js';
+import { later } from './timers.js';
 
 export interface Exchange {
   /** The signal to hand to `fetch`. */
@@ -21,42 +21,42 @@ export interface Exchange {
 export function startExchange(timeoutMs: number, outer: AbortSignal | undefined): Exchange {
   const controller = new AbortController();
   let timedOut = false;
-  let expire!: (error: Error) => void;
+  let onAbort!: () => void;
+  // Rejects (with nothing: `failure` tells what happened) on the deadline or the caller's abort.
   const deadline = new Promise<never>((_, reject) => {
-    expire = reject;
+    onAbort = () => {
+      controller.abort();
+      reject();
+    };
   });
   deadline.catch(() => {});
-  const onAbort = () => {
-    controller.abort();
-    expire(new Error('aborted'));
-  };
   outer?.addEventListener('abort', onAbort, { once: true });
   const timer = later(timeoutMs, () => {
     timedOut = true;
-    controller.abort();
-    expire(new Error('timeout'));
+    onAbort();
   });
   return {
     signal: controller.signal,
     race: (promise) => Promise.race([promise, deadline]),
-    failure(error, method, url) {
-      if (error instanceof FlagwireError) return error;
-      if (outer?.aborted)
-        return new FlagwireError('ABORTED', `${method} ${url} was aborted`, { method, url });
-      if (timedOut) {
-        return new FlagwireError('TIMEOUT', `${method} ${url} took longer than ${timeoutMs} ms`, {
-          method,
-          url,
-        });
-      }
-      return new FlagwireError(
-        'NETWORK_ERROR',
-        `${method} ${url} failed: ${(error as Error)?.message ?? String(error)}`,
-        { method, url, cause: error },
-      );
-    },
+    // The caller's abort or the deadline first: whatever failed after them failed because of them.
+    failure: (error, method, url) =>
+      outer?.aborted
+        ? requestError('ABORTED', method, url, ' was aborted')
+        : timedOut
+          ? requestError('TIMEOUT', method, url, ` took longer than ${timeoutMs} ms`)
+          : error instanceof FlagwireError
+            ? error
+            : requestError(
+                'NETWORK_ERROR',
+                method,
+                url,
+                ` failed: ${(error as Error)?.message ?? String(error)}`,
+                {
+                  cause: error,
+                },
+              ),
     end() {
-      cancel(timer);
+      clearTimeout(timer);
       outer?.removeEventListener('abort', onAbort);
     },
   };

@@ -1,5 +1,5 @@
 /** Options of `createClient()`, with every default resolved in one place. */
-import { resolveConnection } from '../core/connection.js';
+import { fail, resolveConnection } from '../core/connection.js';
 import type { Flag, SdkSnapshot } from '../core/types.js';
 
 /** Where the client reports what it cannot throw. */
@@ -90,76 +90,54 @@ export interface ClientOptions {
   staleAfterMs?: number;
 }
 
-export interface ResolvedClientOptions {
-  snapshotUrl: string;
-  streamUrl: string;
+/** The options that are a positive number, with their defaults (`staleAfterMs`: see below). */
+const NUMBERS = {
+  pollIntervalMs: 30_000,
+  pollAfterStreamFailures: 2,
+  timeoutMs: 10_000,
+  initialRetryDelayMs: 1000,
+  maxRetryDelayMs: 30_000,
+  retryResetAfterMs: 60_000,
+  streamReadTimeoutMs: 50_000,
+  staleAfterMs: 0,
+};
+
+/** The options after `resolveClientOptions`: every number set, the URLs and the header built. */
+export interface ResolvedClientOptions
+  extends Omit<ClientOptions, keyof typeof NUMBERS | 'logger' | 'fetch'>,
+    Record<keyof typeof NUMBERS, number> {
+  /** The base URL, without a trailing slash. */
+  base: string;
   authorization: string;
   fetch: typeof fetch;
-  logger: Required<ClientLogger>;
-  bootstrap: SdkSnapshot | readonly Flag[] | undefined;
-  offline: boolean;
-  stream: boolean;
-  pollIntervalMs: number;
-  pollWhileDisconnected: boolean;
-  pollAfterStreamFailures: number;
-  timeoutMs: number;
-  initialRetryDelayMs: number;
-  maxRetryDelayMs: number;
-  retryResetAfterMs: number;
-  streamReadTimeoutMs: number;
-  staleAfterMs: number;
-}
-
-const noop = () => {};
-
-function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) {
-    throw new TypeError(
-      `flagwire: option "${name}" must be a positive number of milliseconds, got ${String(value)}`,
-    );
-  }
-  return value;
+  /** Where warnings and errors go (a no-op with `logger: false`). */
+  logger: Pick<ClientLogger, 'warn' | 'error'>;
 }
 
 /** Validates options (programmer errors throw at once) and fills in every default. */
 export function resolveClientOptions(options: ClientOptions): ResolvedClientOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new TypeError('flagwire: createClient needs options: createClient({ baseUrl, apiKey })');
-  }
+  // First: it also fails clearly when there are no options at all.
   const connection = resolveConnection(options);
-  const logger: Required<ClientLogger> =
-    options.logger === false
-      ? { debug: noop, warn: noop, error: noop }
-      : {
-          debug: options.logger?.debug?.bind(options.logger) ?? noop,
-          warn: options.logger
-            ? options.logger.warn.bind(options.logger)
-            : (m) => console.warn(`flagwire: ${m}`),
-          error: options.logger
-            ? options.logger.error.bind(options.logger)
-            : (m) => console.error(`flagwire: ${m}`),
-        };
-  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs, 30_000);
-  return {
-    snapshotUrl: `${connection.base}/sdk/flags`,
-    streamUrl: `${connection.base}/sdk/events`,
-    authorization: connection.authorization,
-    fetch: connection.fetch,
-    logger,
-    bootstrap: options.bootstrap,
-    offline: options.offline ?? false,
-    stream: options.stream ?? true,
-    pollIntervalMs,
-    pollWhileDisconnected: options.pollWhileDisconnected ?? true,
-    pollAfterStreamFailures: Math.ceil(
-      positive('pollAfterStreamFailures', options.pollAfterStreamFailures, 2),
-    ),
-    timeoutMs: positive('timeoutMs', options.timeoutMs, 10_000),
-    initialRetryDelayMs: positive('initialRetryDelayMs', options.initialRetryDelayMs, 1000),
-    maxRetryDelayMs: positive('maxRetryDelayMs', options.maxRetryDelayMs, 30_000),
-    retryResetAfterMs: positive('retryResetAfterMs', options.retryResetAfterMs, 60_000),
-    streamReadTimeoutMs: positive('streamReadTimeoutMs', options.streamReadTimeoutMs, 50_000),
-    staleAfterMs: positive('staleAfterMs', options.staleAfterMs, Math.max(60_000, 2 * pollIntervalMs)),
-  };
+  const sink = options.logger;
+  const log = (level: 'warn' | 'error'): ((message: string) => void) =>
+    sink === false
+      ? () => {}
+      : sink
+        ? sink[level].bind(sink)
+        : (message) => console[level](`flagwire: ${message}`);
+  const resolved = {
+    ...options,
+    ...connection,
+    logger: { warn: log('warn'), error: log('error') },
+  } as ResolvedClientOptions;
+  let name: keyof typeof NUMBERS;
+  for (name in NUMBERS) {
+    const value = options[name];
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) {
+      fail(`"${name}" must be a positive number`);
+    }
+    resolved[name] = value ?? NUMBERS[name];
+  }
+  resolved.staleAfterMs ||= Math.max(60_000, 2 * resolved.pollIntervalMs);
+  return resolved;
 }

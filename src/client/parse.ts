@@ -8,34 +8,28 @@ import type { SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const isVersion = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-
-function isSdkFlag(v: unknown): v is SdkFlag {
-  return (
-    isObject(v) &&
-    typeof v.key === 'string' &&
-    v.key !== '' &&
-    (v.type === 'boolean' || (v.type === 'rollout' && typeof v.percentage === 'number')) &&
-    typeof v.enabled === 'boolean' &&
-    isVersion(v.version)
-  );
-}
+const isSdkFlag = (v: unknown): v is SdkFlag =>
+  isObject(v) &&
+  typeof v.key === 'string' &&
+  v.key !== '' &&
+  (v.type === 'boolean' || (v.type === 'rollout' && typeof v.percentage === 'number')) &&
+  typeof v.enabled === 'boolean' &&
+  Number.isSafeInteger(v.version) &&
+  (v.version as number) >= 0;
 
 /** The snapshot, or `undefined` when `value` is not one. */
-export function parseSnapshot(value: unknown): SdkSnapshot | undefined {
-  if (!isObject(value) || typeof value.epoch !== 'string' || typeof value.eventId !== 'string')
-    return undefined;
-  if (typeof value.revision !== 'number' || !Number.isSafeInteger(value.revision) || !isObject(value.flags)) {
-    return undefined;
-  }
-  for (const [key, flag] of Object.entries(value.flags))
-    if (!isSdkFlag(flag) || flag.key !== key) return undefined;
-  return value as unknown as SdkSnapshot;
-}
+export const parseSnapshot = (value: unknown): SdkSnapshot | undefined =>
+  isObject(value) &&
+  typeof value.epoch === 'string' &&
+  typeof value.eventId === 'string' &&
+  Number.isSafeInteger(value.revision) &&
+  isObject(value.flags) &&
+  Object.entries(value.flags).every(([key, flag]) => isSdkFlag(flag) && flag.key === key)
+    ? (value as unknown as SdkSnapshot)
+    : undefined;
 
 /** The flag of a `flags:updated` event, or `undefined` when `value` is not one. */
-export function parseFlagUpdate(value: unknown): SdkFlagUpdate | undefined {
-  if (!isSdkFlag(value)) return undefined;
-  const { deleted } = value as { deleted?: unknown };
-  return deleted === undefined || deleted === true ? (value as SdkFlagUpdate) : undefined;
-}
+export const parseFlagUpdate = (value: unknown): SdkFlagUpdate | undefined =>
+  isSdkFlag(value) && [undefined, true].includes((value as SdkFlagUpdate).deleted)
+    ? (value as SdkFlagUpdate)
+    : undefined;

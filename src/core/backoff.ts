@@ -5,21 +5,22 @@
  */
 export interface BackoffOptions {
   /** First delay, in milliseconds. */
-  initialMs: number;
+  initialRetryDelayMs: number;
   /** Largest delay, in milliseconds. */
-  maxMs: number;
-  /** A connection healthy this long resets the delay to `initialMs`. */
-  resetAfterMs: number;
+  maxRetryDelayMs: number;
+  /** A connection healthy this long resets the delay to `initialRetryDelayMs`. */
+  retryResetAfterMs: number;
   random?: () => number;
 }
 
 export class Backoff {
-  readonly #options: Required<BackoffOptions>;
+  readonly #options: BackoffOptions;
   #attempt = 0;
   #healthySince: number | undefined;
 
+  /** `options` is read on every delay, never changed. */
   constructor(options: BackoffOptions) {
-    this.#options = { random: Math.random, ...options };
+    this.#options = options;
   }
 
   /** Marks the connection healthy from `now`. */
@@ -32,13 +33,18 @@ export class Backoff {
    * `[half, full]` so that many clients do not reconnect in step.
    */
   next(now: number): number {
-    if (this.#healthySince !== undefined && now - this.#healthySince >= this.#options.resetAfterMs)
-      this.#attempt = 0;
+    const {
+      initialRetryDelayMs: initialMs,
+      maxRetryDelayMs: maxMs,
+      retryResetAfterMs,
+      random = Math.random,
+    } = this.#options;
+    // Never marked healthy: `now - undefined` is NaN, which is not >= anything.
+    if (now - this.#healthySince! >= retryResetAfterMs) this.#attempt = 0;
     this.#healthySince = undefined;
-    const { initialMs, maxMs, random } = this.#options;
-    const full = Math.min(maxMs, initialMs * 2 ** Math.min(this.#attempt, 30));
-    this.#attempt += 1;
-    return Math.round(full / 2 + (random() * full) / 2);
+    // Past 2^1023 the power is Infinity, and the cap still applies.
+    const full = Math.min(maxMs, initialMs * 2 ** this.#attempt++);
+    return Math.round((full * (1 + random())) / 2);
   }
 
   reset(): void {

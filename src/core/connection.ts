@@ -12,31 +12,30 @@ export interface Connection {
   fetch: typeof fetch;
 }
 
+/** Throws the `TypeError` of a programmer error. */
+export function fail(problem: string): never {
+  throw new TypeError(`flagwire: ${problem}`);
+}
+
 export function resolveConnection(options: {
   baseUrl: string;
   apiKey: string;
   fetch?: typeof fetch | undefined;
 }): Connection {
-  const { apiKey, baseUrl } = options;
-  if (typeof apiKey !== 'string' || apiKey.length === 0) {
-    throw new TypeError('flagwire: "apiKey" is required: pass the API key of your environment (fw_live_...)');
-  }
-  if (/\s/.test(apiKey)) {
-    throw new TypeError('flagwire: "apiKey" contains whitespace; copy the key without spaces or line breaks');
+  // `Object()`: no options at all fails as a missing `apiKey`.
+  const { apiKey, baseUrl } = Object(options) as typeof options;
+  if (typeof apiKey !== 'string' || !/^\S+$/.test(apiKey)) {
+    fail('"apiKey" is required, without whitespace');
   }
   let url: URL | undefined;
   try {
-    url = new URL(String(baseUrl));
+    url = new URL(baseUrl);
   } catch {}
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new TypeError(
-      `flagwire: "baseUrl" must be an absolute http or https URL such as "http://127.0.0.1:8787/api/v1", got ${JSON.stringify(baseUrl)}`,
-    );
+  if (!url || !/^https?:$/.test(url.protocol)) {
+    fail('"baseUrl" must be an absolute http or https URL');
   }
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  if (typeof fetchImpl !== 'function') {
-    throw new TypeError('flagwire: no global fetch in this runtime; pass one as the "fetch" option');
-  }
+  if (typeof fetchImpl !== 'function') fail('no fetch: pass the "fetch" option');
   return {
     base: url.href.replace(/\/+$/, ''),
     authorization: `Bearer ${apiKey}`,

@@ -1,124 +1,85 @@
 /**
  * MurmurHash3 x86 32-bit (Austin Appleby, SMHasher `MurmurHash3_x86_32`) over the UTF-8
- * bytes of a JavaScript string. Pure, allocation-free and runtime-neutral (no `node:`
- * import, no `TextEncoder`, no `Buffer`): the SDK evaluates it on every `isEnabled` call.
+ * bytes of a JavaScript string. Pure and runtime-neutral (no `node:` import, no `Buffer`):
+ * the SDK evaluates it on every `isEnabled` call, allocating nothing for ASCII keys.
  *
- * The string is encoded to UTF-8 inside the hash loop, exactly as WHATWG `TextEncoder`
- * would: surrogate pairs become one 4-byte sequence, and a lone surrogate becomes U+FFFD
- * (`EF BF BD`). Golden values: `test/vectors/bucketing.json`.
+ * ASCII is hashed straight from the string; from its first other character on, the string is
+ * encoded by WHATWG `TextEncoder`: surrogate pairs become one 4-byte sequence, and a lone
+ * surrogate becomes U+FFFD (`EF BF BD`). Golden values: `test/vectors/bucketing.json`.
  */
 
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
-/** The byte `:` that joins the two keys in {@link murmur3Pair}. */
-const COLON = 0x3a;
 
-/** One body round: mixes the 4-byte little-endian block `k` into the state `h`. */
-function round(h: number, k: number): number {
+/** Scrambles the 4-byte little-endian block `k`. */
+function mix(k: number): number {
   k = Math.imul(k, C1);
-  k = (k << 15) | (k >>> 17);
-  k = Math.imul(k, C2);
-  h ^= k;
+  return Math.imul((k << 15) | (k >>> 17), C2);
+}
+
+/** One body round: mixes the block `k` into the state `h`. */
+function round(h: number, k: number): number {
+  h ^= mix(k);
   h = (h << 13) | (h >>> 19);
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
+/** The state a partial {@link hash} leaves: module scratch, so that no object is allocated. */
+let H = 0;
+let K = 0;
+let SHIFT = 0;
+let LENGTH = 0;
+/** Made on first use: nothing runs when the module loads. */
+let encoder: TextEncoder | undefined;
+
 /**
- * Hashes `first`, then (when `joined`) the byte `:` and `second`, as one UTF-8 byte stream,
- * continuing from the state `h, k, shift, length` (a fresh hash: `seed, 0, 0, 0`), and
- * finishes. A single loop over both strings keeps the whole state in locals.
+ * Hashes the UTF-8 bytes of `text`, continuing from the state `h, k, shift, length` (a fresh
+ * hash: `seed, 0, 0, 0`). With `finish`, returns the hash (signed); without, leaves the state
+ * in `H, K, SHIFT, LENGTH` to continue from.
  */
 function hash(
-  first: string,
-  second: string,
-  joined: boolean,
+  text: string,
   h: number,
   k: number, // pending bytes of the current block, little-endian
   shift: number, // bits pending in `k`: 0, 8, 16 or 24
   length: number, // total bytes hashed
+  finish?: boolean,
 ): number {
   h |= 0;
-  let text = first;
-  for (;;) {
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      let c = text.charCodeAt(i);
-      if (c < 0x80 && i + 3 < n) {
-        // Fast path: four ASCII characters are four bytes, so `shift` is unchanged.
-        const c1 = text.charCodeAt(i + 1);
-        const c2 = text.charCodeAt(i + 2);
-        const c3 = text.charCodeAt(i + 3);
-        if ((c1 | c2 | c3) < 0x80) {
-          const w = c | (c1 << 8) | (c2 << 16) | (c3 << 24);
-          h = round(h, k | (w << shift));
-          k = shift === 0 ? 0 : w >>> (32 - shift);
-          i += 4;
-          length += 4;
-          continue;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) {
+      // Not ASCII (rare in keys): the rest as `TextEncoder` encodes it, one byte at a time.
+      encoder ??= new TextEncoder();
+      for (const byte of encoder.encode(text.slice(i))) {
+        k |= byte << shift;
+        length++;
+        shift += 8;
+        if (shift === 32) {
+          h = round(h, k);
+          k = shift = 0;
         }
       }
-      i++;
-      // Encode one code point as `bytes` UTF-8 bytes packed little-endian in `w`.
-      let w: number;
-      let bytes: number;
-      if (c < 0x80) {
-        w = c;
-        bytes = 1;
-      } else if (c < 0x800) {
-        w = 0xc0 | (c >>> 6) | ((0x80 | (c & 0x3f)) << 8);
-        bytes = 2;
-      } else {
-        if (c >= 0xd800 && c <= 0xdfff) {
-          const next = i < n ? text.charCodeAt(i) : 0;
-          if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-            i++;
-            c = ((c - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
-          } else {
-            c = 0xfffd; // lone surrogate, as TextEncoder
-          }
-        }
-        if (c < 0x10000) {
-          w = 0xe0 | (c >>> 12) | ((0x80 | ((c >>> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16);
-          bytes = 3;
-        } else {
-          w =
-            0xf0 |
-            (c >>> 18) |
-            ((0x80 | ((c >>> 12) & 0x3f)) << 8) |
-            ((0x80 | ((c >>> 6) & 0x3f)) << 16) |
-            ((0x80 | (c & 0x3f)) << 24);
-          bytes = 4;
-        }
-      }
-      length += bytes;
-      k |= w << shift;
-      shift += bytes << 3;
-      if (shift >= 32) {
-        h = round(h, k);
-        shift -= 32;
-        // The bytes of `w` that did not fit in the finished block start the next one.
-        k = shift === 0 ? 0 : w >>> ((bytes << 3) - shift);
-      }
+      break;
     }
-    if (!joined) break;
-    joined = false;
-    length += 1;
-    k |= COLON << shift;
+    k |= c << shift;
+    length++;
     shift += 8;
     if (shift === 32) {
       h = round(h, k);
-      k = 0;
-      shift = 0;
+      k = shift = 0;
     }
-    text = second;
+  }
+  if (!finish) {
+    H = h;
+    K = k;
+    SHIFT = shift;
+    LENGTH = length;
+    return 0;
   }
   // Tail: the 1..3 pending bytes.
-  if (shift !== 0) {
-    k = Math.imul(k, C1);
-    k = (k << 15) | (k >>> 17);
-    h ^= Math.imul(k, C2);
-  }
+  if (shift !== 0) h ^= mix(k);
   // Finalization mix (fmix32).
   h ^= length;
   h ^= h >>> 16;
@@ -141,19 +102,21 @@ function hash(
  * murmur3('hello'); // 613153351
  */
 export function murmur3(text: string, seed = 0): number {
-  return hash(text, '', false, seed, 0, 0, 0) >>> 0;
+  return hash(text, seed, 0, 0, 0, true) >>> 0;
 }
 
 /**
  * MurmurHash3 x86 32-bit, seed 0, of the UTF-8 bytes of `flagKey + ':' + userKey`,
- * computed without building the joined string: evaluation allocates nothing.
+ * computed without building the joined string: for ASCII keys, evaluation allocates nothing.
  *
  * @param flagKey - The flag key, the part before `:`.
  * @param userKey - The user key, the part after `:`.
  * @returns The same unsigned 32-bit integer as `murmur3(flagKey + ':' + userKey)`.
  */
 export function murmur3Pair(flagKey: string, userKey: string): number {
-  return hash(flagKey, userKey, true, 0, 0, 0, 0) >>> 0;
+  hash(flagKey, 0, 0, 0, 0);
+  hash(':', H, K, SHIFT, LENGTH);
+  return hash(userKey, H, K, SHIFT, LENGTH, true) >>> 0;
 }
 
 /** The state of a seed-0 hash after some bytes, to continue with {@link murmur3Continue}. */
@@ -169,23 +132,11 @@ export interface Murmur3Prefix {
  * per flag so that evaluation hashes only the user key.
  */
 export function murmur3Prefix(prefix: string): Murmur3Prefix {
-  let h = 0;
-  let k = 0;
-  let shift = 0;
-  const bytes = new TextEncoder().encode(prefix);
-  for (const byte of bytes) {
-    k |= byte << shift;
-    shift += 8;
-    if (shift === 32) {
-      h = round(h, k);
-      k = 0;
-      shift = 0;
-    }
-  }
-  return { h, k, shift, length: bytes.length };
+  hash(prefix, 0, 0, 0, 0);
+  return { h: H, k: K, shift: SHIFT, length: LENGTH };
 }
 
-/** The same as `murmur3(prefixText + text)`, given `murmur3Prefix(prefixText)`. Allocates nothing. */
+/** The same as `murmur3(prefixText + text)`, given `murmur3Prefix(prefixText)`. Allocates nothing for ASCII `text`. */
 export function murmur3Continue(prefix: Murmur3Prefix, text: string): number {
-  return hash(text, '', false, prefix.h, prefix.k, prefix.shift, prefix.length) >>> 0;
+  return hash(text, prefix.h, prefix.k, prefix.shift, prefix.length, true) >>> 0;
 }

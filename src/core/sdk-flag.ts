@@ -11,13 +11,8 @@ export interface SdkFlagSource {
 
 /** `{key, type, enabled, percentage (rollout only), version}`, with nothing else carried over. */
 export function sdkFlag(source: SdkFlagSource, version: number): SdkFlag {
-  return source.type === 'rollout'
-    ? {
-        key: source.key,
-        type: 'rollout',
-        enabled: source.enabled,
-        percentage: source.percentage ?? 0,
-        version,
-      }
-    : { key: source.key, type: 'boolean', enabled: source.enabled, version };
+  const { key, type, enabled } = source;
+  return type === 'rollout'
+    ? { key, type, enabled, percentage: source.percentage ?? 0, version }
+    : { key, type: 'boolean', enabled, version };
 }

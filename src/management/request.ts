@@ -7,7 +7,7 @@
 
 import { startExchange } from '../client/exchange.js';
 import { errorForResponse } from '../client/http.js';
-import { cancel, later } from '../client/timers.js';
+import { later } from '../client/timers.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
 
 export interface RequestSettings {
@@ -37,7 +37,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     signal?.addEventListener(
       'abort',
       () => {
-        cancel(timer);
+        clearTimeout(timer);
         resolve();
       },
       { once: true },

@@ -3,7 +3,7 @@
  * It is the real client in offline mode (the same evaluation, the same events), with
  * `set` and `remove` to change flags from a test. Synchronous; no network.
  */
-import { Client } from '../client/create-client.js';
+import { clientParts } from '../client/create-client.js';
 import type { FlagwireClient } from '../client/types.js';
 import { sdkFlag } from '../core/sdk-flag.js';
 import type { Flag } from '../core/types.js';
@@ -21,24 +21,6 @@ export interface TestClient extends FlagwireClient {
   remove(key: string): void;
 }
 
-class InMemoryClient extends Client implements TestClient {
-  #version = 0;
-
-  constructor(flags: readonly Flag[]) {
-    super({ baseUrl: 'http://flagwire.test/api/v1', apiKey: 'test', offline: true, logger: false });
-    for (const flag of flags) this.store.put(sdkFlag(flag, ++this.#version));
-  }
-
-  set(flag: Flag): void {
-    this.emitChanges([this.store.put(sdkFlag(flag, ++this.#version))]);
-  }
-
-  remove(key: string): void {
-    const change = this.store.drop(key);
-    if (change) this.emitChanges([change]);
-  }
-}
-
 /**
  * Creates an in-memory client: ready at once, evaluating `flags` with the real client's rules
  * (`isEnabled` never throws), emitting the real events when a test calls `set` or `remove`.
@@ -52,5 +34,21 @@ class InMemoryClient extends Client implements TestClient {
  * ```
  */
 export function createTestClient(options: TestClientOptions = {}): TestClient {
-  return new InMemoryClient(options.flags ?? []);
+  const [client, store, emitChanges] = clientParts({
+    baseUrl: 'http://flagwire.test/api/v1',
+    apiKey: 'test',
+    offline: true,
+    logger: false,
+  });
+  let version = 0;
+  for (const flag of options.flags ?? []) store.put(sdkFlag(flag, ++version));
+  return Object.assign(client, {
+    set(flag: Flag): void {
+      emitChanges([store.put(sdkFlag(flag, ++version))]);
+    },
+    remove(key: string): void {
+      const change = store.drop(key);
+      if (change) emitChanges([change]);
+    },
+  });
 }
