@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SdkFlag } from '../../src/index.js';
 import { type ChaosFront, startFront } from './chaos-front.js';
-import { type ChaosTarget, SERVER_ARGS, tail } from './chaos-server.js';
+import { type ChaosTarget, chaosApi, chaosSnapshot, SERVER_ARGS, tail } from './chaos-server.js';
 import { type CliRun, startCli } from './cli.js';
 import { Rng } from './prng.js';
 
@@ -126,24 +126,11 @@ export class ChaosCluster implements ChaosTarget {
   }
 
   async api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.fullKey}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.url}/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+    return chaosApi(this.url, this.fullKey, method, path, body);
   }
 
   async snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
-    const res = await fetch(`${this.url}/api/v1/sdk/flags`, {
-      headers: { authorization: `Bearer ${this.readKey}` },
-      signal: AbortSignal.timeout(10_000),
-    });
-    return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
+    return chaosSnapshot(this.url, this.readKey);
   }
 
   log(): string[] {

@@ -51,6 +51,38 @@ export const SERVER_ARGS = [
   '1000',
 ];
 
+/** A management call to `url` with the full-access key, bounded by a 10 s timeout. */
+export async function chaosApi(
+  url: string,
+  fullKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${fullKey}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${url}/api/v1${path}`, {
+    method,
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** The SDK snapshot at `url` with the read-only key, bounded by a 10 s timeout. */
+export async function chaosSnapshot(
+  url: string,
+  readKey: string,
+): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
+  const res = await fetch(`${url}/api/v1/sdk/flags`, {
+    headers: { authorization: `Bearer ${readKey}` },
+    signal: AbortSignal.timeout(10_000),
+  });
+  return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
+}
+
 /** The durable server in a child process, restartable on the same port and data dir. */
 export class ChaosServer implements ChaosTarget {
   #run: CliRun | undefined;
@@ -115,24 +147,11 @@ export class ChaosServer implements ChaosTarget {
 
   /** A management call straight to the server (never through a proxy). */
   async api(method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.fullKey}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.url}/api/v1${path}`, {
-      method,
-      headers,
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? JSON.parse(text) : undefined };
+    return chaosApi(this.url, this.fullKey, method, path, body);
   }
 
   /** The SDK snapshot, straight from the server. */
   async snapshot(): Promise<{ revision: number; flags: Record<string, SdkFlag> }> {
-    const res = await fetch(`${this.url}/api/v1/sdk/flags`, {
-      headers: { authorization: `Bearer ${this.readKey}` },
-      signal: AbortSignal.timeout(10_000),
-    });
-    return (await res.json()) as { revision: number; flags: Record<string, SdkFlag> };
+    return chaosSnapshot(this.url, this.readKey);
   }
 }
