@@ -94,7 +94,9 @@ export interface StartServerOptions {
    */
   maxStreams?: number;
   /**
-   * Journal entries after which the store writes a snapshot and truncates the journal.
+   * Journal entries after which the store writes a snapshot and truncates the journal. On
+   * Postgres: entries of one environment after which its state is snapshotted, so start-up
+   * reads the snapshot and the entries after it.
    * @default 10000
    */
   compactAfterEntries?: number;

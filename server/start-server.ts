@@ -151,6 +151,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         connectTimeoutMs: resolved.databaseConnectTimeoutMs,
         poolSize: resolved.databasePoolSize,
         catchUpIntervalMs: resolved.databaseCatchUpIntervalMs,
+        compactAfterEntries: resolved.compactAfterEntries,
         warn: (message) => logger.warn(message),
       })
     : resolved.dataDir

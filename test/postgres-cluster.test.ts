@@ -289,3 +289,69 @@ describe('group commit on one instance', () => {
     }
   });
 });
+
+describe('compaction on Postgres', () => {
+  it('snapshots an environment after compactAfterEntries, and a new instance starts from the snapshot', async () => {
+    const databaseUrl = await freshDatabase();
+    const options = {
+      port: 0,
+      logger: false,
+      config: TEST_CONFIG,
+      databaseUrl,
+      compactAfterEntries: 5,
+    } as const;
+    const first = await startServer(options);
+    try {
+      const hook = await (
+        await api(first, 'POST', '/webhooks', { url: 'http://127.0.0.1:1/hook', events: ['flag.updated'] })
+      ).json();
+      for (let i = 0; i < 12; i++) {
+        expect(
+          (await api(first, 'POST', '/flags', { key: `snap-${i}`, type: 'rollout', percentage: i })).status,
+        ).toBe(201);
+      }
+      const snapshotted = async () =>
+        (
+          await queryDatabase<{ seq: string }>(
+            databaseUrl,
+            "SELECT seq FROM flagwire_snapshots WHERE scope = 'acme/production'",
+          )
+        )[0]?.seq;
+      await expect.poll(snapshotted).toBeDefined();
+      // Whatever the snapshot covers is taken out of the log: only the snapshot can bring it back.
+      const covered = Number(await snapshotted());
+      expect(covered).toBeGreaterThanOrEqual(5);
+      await queryDatabase(
+        databaseUrl,
+        "DELETE FROM flagwire_entries WHERE scope = 'acme/production' AND seq <= $1",
+        [covered],
+      );
+      const second = await startServer(options);
+      try {
+        const read = async (server: FlagwireServer) => ({
+          flags: await (await api(server, 'GET', '/flags')).json(),
+          sdk: await (await fetch(`${server.url}/sdk/flags`, { headers: auth })).json(),
+          hooks: await (await api(server, 'GET', '/webhooks')).json(),
+          deliveries: await (await api(server, 'GET', `/webhooks/${hook.id}/deliveries`)).json(),
+        });
+        const [a, b] = [await read(first), await read(second)];
+        expect(b.flags).toEqual(a.flags);
+        expect(b.flags).toHaveLength(13);
+        expect(b.sdk).toEqual(a.sdk);
+        expect(b.hooks).toEqual(a.hooks);
+        expect(b.deliveries.map((d: { id: string }) => d.id).sort()).toEqual(
+          a.deliveries.map((d: { id: string }) => d.id).sort(),
+        );
+        // And the two go on as one: a write through the new one reaches the first.
+        expect((await api(second, 'PATCH', '/flags/snap-0', { enabled: true })).status).toBe(200);
+        await expect
+          .poll(async () => (await (await api(first, 'GET', '/flags/snap-0')).json()).enabled)
+          .toBe(true);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+  });
+});

@@ -230,27 +230,52 @@ export function applyOp(db: Database, op: Op): void {
   }
 }
 
-export function toSnapshot(db: Database): SnapshotData {
-  const snapshot: SnapshotData = {
-    envs: [...db.values()].map((env) => ({
-      id: env.id,
-      project: env.project,
-      environment: env.environment,
-      epoch: env.epoch,
-      revision: env.revision,
-      keys: env.generatedKeys,
-      flags: [...env.flags.values()],
-      webhooks: [...env.webhooks.values()],
-      deliveries: [...env.deliveries.values()],
-      source: env.source,
-      createdAt: env.createdAt,
-      apiKeys: env.apiKeys,
-      history: env.history,
-    })),
-    projects: [...db.projects.values()],
+function envSnapshot(env: Environment): SnapshotData['envs'][number] {
+  return {
+    id: env.id,
+    project: env.project,
+    environment: env.environment,
+    epoch: env.epoch,
+    revision: env.revision,
+    keys: env.generatedKeys,
+    flags: [...env.flags.values()],
+    webhooks: [...env.webhooks.values()],
+    deliveries: [...env.deliveries.values()],
+    source: env.source,
+    createdAt: env.createdAt,
+    apiKeys: env.apiKeys,
+    history: env.history,
   };
-  if (db.adminToken !== undefined) snapshot.adminToken = db.adminToken;
-  if (db.streamSecret !== undefined) snapshot.streamSecret = db.streamSecret;
+}
+
+/** What spans environments, as the snapshot holds it. */
+function sharedSnapshot(db: Database): Omit<SnapshotData, 'envs'> {
+  const shared: Omit<SnapshotData, 'envs'> = { projects: [...db.projects.values()] };
+  if (db.adminToken !== undefined) shared.adminToken = db.adminToken;
+  if (db.streamSecret !== undefined) shared.streamSecret = db.streamSecret;
+  return shared;
+}
+
+export function toSnapshot(db: Database): SnapshotData {
+  return { envs: [...db.values()].map(envSnapshot), ...sharedSnapshot(db) };
+}
+
+/** One scope's part of the snapshot (`scopeOf`): an environment's, or what spans them. */
+export type ScopeSnapshot = SnapshotData['envs'][number] | Omit<SnapshotData, 'envs'>;
+
+export function scopeSnapshot(db: Database, scope: string): ScopeSnapshot | undefined {
+  if (scope === '') return sharedSnapshot(db);
+  const env = db.get(scope);
+  return env && envSnapshot(env);
+}
+
+/** The whole snapshot from the snapshots of its scopes (`scopeSnapshot`). */
+export function joinScopeSnapshots(parts: ReadonlyMap<string, ScopeSnapshot>): SnapshotData {
+  const snapshot: SnapshotData = { envs: [] };
+  for (const [scope, part] of parts) {
+    if (scope === '') Object.assign(snapshot, part);
+    else snapshot.envs.push(part as SnapshotData['envs'][number]);
+  }
   return snapshot;
 }
 

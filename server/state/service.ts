@@ -30,7 +30,15 @@ import type {
   StoredFlag,
   StoredWebhook,
 } from './model.js';
-import { applyOp, captureScope, type Database, type Op, scopeOf, UNKNOWN_ACTOR } from './ops.js';
+import {
+  applyOp,
+  captureScope,
+  type Database,
+  type Op,
+  scopeOf,
+  scopeSnapshot,
+  UNKNOWN_ACTOR,
+} from './ops.js';
 import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
 
 export type ChangeListener = (change: FlagChange) => void;
@@ -65,6 +73,7 @@ export class FlagService {
     this.#shared?.setApplier({
       apply: (ops) => this.#applyCommitted(ops),
       capture: (scope) => captureScope(this.#db, scope),
+      snapshot: (scope) => scopeSnapshot(this.#db, scope),
     });
   }
 

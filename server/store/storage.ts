@@ -4,7 +4,7 @@
  * entry durable, so a networked store can replace the file store behind this
  * interface without touching the handlers.
  */
-import type { Op, SnapshotData } from '../state/ops.js';
+import type { Op, ScopeSnapshot, SnapshotData } from '../state/ops.js';
 
 /** What the storage held when it was opened: the last snapshot and every entry after it. */
 export interface LoadedState {
@@ -65,6 +65,8 @@ export interface Applier {
   apply(ops: Op[]): () => void;
   /** Remembers one scope's state; answers the function that puts it back. */
   capture(scope: string): () => void;
+  /** The scope's state as a snapshot part (`scopeSnapshot`), for compaction. */
+  snapshot(scope: string): ScopeSnapshot | undefined;
 }
 
 export function isShared(storage: Storage): storage is SharedStorage {

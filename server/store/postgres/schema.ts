@@ -28,6 +28,13 @@ export const MIGRATIONS: readonly string[] = [
      lease_until timestamptz
    );
    CREATE INDEX flagwire_deliveries_webhook ON flagwire_deliveries (scope, webhook_id);`,
+  // Compaction: the state of a scope as of entry `seq`; start-up reads it and the entries after.
+  `CREATE TABLE flagwire_snapshots (
+     scope text PRIMARY KEY,
+     seq bigint NOT NULL,
+     data jsonb NOT NULL,
+     taken_at timestamptz NOT NULL DEFAULT now()
+   );`,
 ];
 
 /** Any 64-bit number of our own: the advisory lock that serializes migrations. */

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import type { Op } from '../../state/ops.js';
+import { joinScopeSnapshots, type Op, type ScopeSnapshot } from '../../state/ops.js';
 import type { Applier, LoadedState, SharedStorage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
 import { asRequestError, isUnavailable, unavailable } from './errors.js';
@@ -32,6 +32,8 @@ export interface PostgresStorageOptions {
   poolSize: number;
   /** Interval of the safety-net catch-up from the table, in milliseconds. */
   catchUpIntervalMs: number;
+  /** Entries of a scope after which the instance that commits the next one snapshots the scope. */
+  compactAfterEntries: number;
   /** Told about recoverable problems (the database away, then back). */
   warn: (message: string) => void;
 }
@@ -62,6 +64,8 @@ export class PostgresStorage implements SharedStorage {
   readonly #listener: CommitListener;
   /** This instance's name on leases: host, process id, and a random part. */
   readonly #owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+  /** Per scope, the entry of its newest snapshot (written or being written). */
+  readonly #snapshotSeq = new Map<string, number>();
   /** Per scope, the newest entry memory holds. */
   readonly #applied = new Map<string, number>();
   /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
@@ -114,15 +118,35 @@ export class PostgresStorage implements SharedStorage {
     }
     // Listening before reading: whatever commits after the read is announced.
     await this.#listener.start();
-    const { rows } = await this.#pool.query<EntryRow & { scope: string }>(
-      'SELECT scope, seq, ops FROM flagwire_entries ORDER BY scope, seq',
-    );
+    // Snapshots and the entries after them, read in one consistent view of the database.
+    const reader = await this.#connect();
+    let snapshots: Array<{ scope: string; seq: string; data: ScopeSnapshot }>;
+    let rows: Array<EntryRow & { scope: string }>;
+    try {
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      snapshots = (await reader.query('SELECT scope, seq, data FROM flagwire_snapshots')).rows;
+      rows = (
+        await reader.query(
+          `SELECT e.scope, e.seq, e.ops FROM flagwire_entries e LEFT JOIN flagwire_snapshots s USING (scope)
+           WHERE e.seq > coalesce(s.seq, 0) ORDER BY e.scope, e.seq`,
+        )
+      ).rows;
+      await reader.query('COMMIT');
+    } finally {
+      reader.release();
+    }
+    const parts = new Map<string, ScopeSnapshot>();
+    for (const { scope, seq, data } of snapshots) {
+      parts.set(scope, data);
+      this.#applied.set(scope, Number(seq));
+      this.#snapshotSeq.set(scope, Number(seq));
+    }
     const entries: Op[][] = [];
     for (const row of rows) {
       entries.push(row.ops);
       this.#applied.set(row.scope, Number(row.seq));
     }
-    return { snapshot: null, entries };
+    return { snapshot: parts.size > 0 ? joinScopeSnapshots(parts) : null, entries };
   }
 
   setApplier(applier: Applier): void {
@@ -245,6 +269,7 @@ export class PostgresStorage implements SharedStorage {
       } else {
         this.#applyEntry(scope, last, entries[0]!.ops);
       }
+      this.#compactSoon(scope, last);
       settle?.(true);
       for (const entry of entries) entry.item.resolve();
       for (const item of unchanged) item.resolve();
@@ -320,6 +345,37 @@ export class PostgresStorage implements SharedStorage {
       await this.#pool.end().catch(() => {});
     })();
     return this.#closed;
+  }
+
+  /**
+   * Snapshots the scope once `compactAfterEntries` entries came after its last snapshot, so
+   * start-up reads the snapshot and what follows instead of the whole log. Taken from memory,
+   * which holds exactly the entries up to `seq` now; the instance that committed that entry
+   * writes it, and an older one never replaces a newer. Entries stay: an instance that is
+   * behind still catches up from them.
+   */
+  #compactSoon(scope: string, seq: number): void {
+    if (seq - (this.#snapshotSeq.get(scope) ?? 0) < this.#options.compactAfterEntries) return;
+    if ((this.#applied.get(scope) ?? 0) !== seq) return;
+    const data = this.#applier!.snapshot(scope);
+    if (!data) return;
+    const previous = this.#snapshotSeq.get(scope);
+    this.#snapshotSeq.set(scope, seq);
+    this.#pool
+      .query(
+        `INSERT INTO flagwire_snapshots (scope, seq, data) VALUES ($1, $2, $3)
+         ON CONFLICT (scope) DO UPDATE SET seq = excluded.seq, data = excluded.data, taken_at = now()
+         WHERE flagwire_snapshots.seq < excluded.seq`,
+        [scope, seq, JSON.stringify(data)],
+      )
+      .catch((error: Error) => {
+        if (previous === undefined) this.#snapshotSeq.delete(scope);
+        else this.#snapshotSeq.set(scope, previous);
+        if (!this.#closed)
+          this.#options.warn(
+            `could not write a snapshot of ${scope || 'the shared scope'}: ${error.message}`,
+          );
+      });
   }
 
   /** A pooled connection, with an `error` listener while it is held (a drop must not crash). */
