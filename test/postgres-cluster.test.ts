@@ -355,3 +355,38 @@ describe('compaction on Postgres', () => {
     }
   });
 });
+
+describe('entries deleted before an instance read them', () => {
+  it('are reported once, naming the scope, instead of a silent stall', async () => {
+    const databaseUrl = await freshDatabase();
+    const warnings: string[] = [];
+    const server = await startServer({
+      port: 0,
+      config: TEST_CONFIG,
+      databaseUrl,
+      logger: { info() {}, warn: (m: string) => warnings.push(m), error() {} },
+    });
+    try {
+      const [{ seq }] = await queryDatabase<{ seq: string }>(
+        databaseUrl,
+        "SELECT seq FROM flagwire_scopes WHERE scope = 'acme/production'",
+      );
+      // Entry seq+3 is there, seq+1 and seq+2 are not (as if pruned), and the instance is told.
+      await queryDatabase(
+        databaseUrl,
+        "INSERT INTO flagwire_entries (scope, seq, ops) VALUES ('acme/production', $1, '[]')",
+        [Number(seq) + 3],
+      );
+      await queryDatabase(databaseUrl, "SELECT pg_notify('flagwire_commits', $1)", [
+        `${Number(seq) + 3} acme/production`,
+      ]);
+      await expect
+        .poll(() => warnings)
+        .toEqual([
+          `entries ${Number(seq) + 1} to ${Number(seq) + 2} of acme/production were deleted before this instance read them; restart it to load from the snapshot`,
+        ]);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -64,6 +64,8 @@ export class PostgresStorage implements SharedStorage {
   readonly #listener: CommitListener;
   /** This instance's name on leases: host, process id, and a random part. */
   readonly #owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+  /** Scopes found with entries deleted before this instance read them (warned once). */
+  readonly #gapReported = new Set<string>();
   /** Per scope, the entry of its newest snapshot (written or being written). */
   readonly #snapshotSeq = new Map<string, number>();
   /** Per scope, the newest entry memory holds. */
@@ -415,6 +417,14 @@ export class PostgresStorage implements SharedStorage {
       'SELECT seq, ops FROM flagwire_entries WHERE scope = $1 AND seq > $2 ORDER BY seq',
       [scope, after],
     );
+    const first = rows[0] && Number(rows[0].seq);
+    if (first && first > after + 1 && !this.#gapReported.has(scope)) {
+      // Someone deleted entries this instance had not read: it cannot catch up by itself.
+      this.#gapReported.add(scope);
+      this.#options.warn(
+        `entries ${after + 1} to ${first - 1} of ${scope || 'the shared scope'} were deleted before this instance read them; restart it to load from the snapshot`,
+      );
+    }
     for (const row of rows) this.#applyEntry(scope, Number(row.seq), row.ops);
   }
 
