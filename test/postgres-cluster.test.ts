@@ -367,10 +367,11 @@ describe('entries deleted before an instance read them', () => {
       logger: { info() {}, warn: (m: string) => warnings.push(m), error() {} },
     });
     try {
-      const [{ seq }] = await queryDatabase<{ seq: string }>(
+      const [counter] = await queryDatabase<{ seq: string }>(
         databaseUrl,
         "SELECT seq FROM flagwire_scopes WHERE scope = 'acme/production'",
       );
+      const seq = counter!.seq;
       // Entry seq+3 is there, seq+1 and seq+2 are not (as if pruned), and the instance is told.
       await queryDatabase(
         databaseUrl,
