@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 
 const USER = 'flagwire';
@@ -45,6 +45,27 @@ function runAs(): { uid: number; gid: number } | undefined {
     } catch {}
   }
   throw new Error('running as root, and there is neither a postgres nor a nobody user to run Postgres as');
+}
+
+/**
+ * A temporary folder the user Postgres runs as can reach: the system's, unless one of its
+ * folders is closed to others (a private TMPDIR, say), then /tmp or /var/tmp.
+ */
+function reachableTemp(): string {
+  const open = (dir: string): boolean => {
+    for (let at = resolve(dir); ; at = dirname(at)) {
+      try {
+        if ((statSync(at).mode & 0o001) === 0) return false;
+      } catch {
+        return false;
+      }
+      if (dirname(at) === at) return true;
+    }
+  };
+  const found = [tmpdir(), '/tmp', '/var/tmp'].find(open);
+  if (!found)
+    throw new Error(`no temporary folder that the Postgres user can reach (${tmpdir()} is closed to others)`);
+  return found;
 }
 
 function freePort(): Promise<number> {
@@ -108,7 +129,7 @@ export class PostgresCluster {
   static async start(): Promise<PostgresCluster> {
     const bin = postgresBinaries();
     const ids = runAs();
-    const dir = await mkdtemp(join(tmpdir(), 'flagwire-pg-'));
+    const dir = await mkdtemp(join(ids ? reachableTemp() : tmpdir(), 'flagwire-pg-'));
     await chmod(dir, 0o755);
     const data = join(dir, 'data');
     await mkdir(data, { mode: 0o700 });
