@@ -252,7 +252,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     dataDir: options.memory ? undefined : options.dataDir,
     databaseUrl: options.databaseUrl,
     databaseConnectTimeoutMs: positive('databaseConnectTimeoutMs', options.databaseConnectTimeoutMs, 10_000),
-    databasePoolSize: Math.floor(positive('databasePoolSize', options.databasePoolSize, 10)),
+    databasePoolSize: Math.max(1, Math.floor(positive('databasePoolSize', options.databasePoolSize, 10))),
     databaseCatchUpIntervalMs: positive('databaseCatchUpIntervalMs', options.databaseCatchUpIntervalMs, 5000),
     pingIntervalMs: positive('pingIntervalMs', options.pingIntervalMs, 15_000),
     streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),

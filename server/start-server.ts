@@ -222,6 +222,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     service.onChange((change) => ofrepStreams.changed(change));
     service.onCommitted(admin.committed);
     service.onCommitted(dispatcher.replicated);
+    // What other instances committed while this one was setting up, before anyone listened.
+    if (service.shared) admin.reconcile();
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();

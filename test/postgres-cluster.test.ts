@@ -391,3 +391,87 @@ describe('entries deleted before an instance read them', () => {
     }
   });
 });
+
+describe('reads and checks across instances (review findings)', () => {
+  it('validates a PATCH through B against a flag just created through A: never a stale 404', async () => {
+    const databaseUrl = await freshDatabase();
+    const [a, b] = await Promise.all(
+      [0, 1].map(() => startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl })),
+    );
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 50; i++) {
+        expect((await api(a!, 'POST', '/flags', { key: `fresh-${i}`, type: 'rollout' })).status).toBe(201);
+        statuses.push((await api(b!, 'PATCH', `/flags/fresh-${i}`, { percentage: 50 })).status);
+      }
+      expect(statuses).toEqual(Array(50).fill(200));
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+    }
+  });
+
+  it('keeps both generated keys revoked when they are revoked at once through two instances', async () => {
+    const databaseUrl = await freshDatabase();
+    const [a, b] = await Promise.all([0, 1].map(() => startServer({ port: 0, logger: false, databaseUrl })));
+    const keys = a!.keys.map((k) => k.key);
+    expect(keys).toHaveLength(2);
+    const admin = (server: FlagwireServer) => ({ authorization: `Bearer ${server.adminToken}` });
+    const listed = await (
+      await fetch(`${a!.url}/admin/api/environments/default/development/keys`, { headers: admin(a!) })
+    ).json();
+    const ids = listed.map((k: { id: string }) => k.id);
+    const revoked = await Promise.all(
+      [a!, b!].map((server, i) =>
+        fetch(`${server.url}/admin/api/environments/default/development/keys/${ids[i]}`, {
+          method: 'DELETE',
+          headers: admin(server),
+        }).then((r) => r.status),
+      ),
+    );
+    expect(revoked).toEqual([204, 204]);
+    await Promise.all([a!.close(), b!.close()]);
+    const later = await startServer({ port: 0, logger: false, databaseUrl });
+    try {
+      for (const key of keys) {
+        const res = await fetch(`${later.url}/sdk/flags`, { headers: { authorization: `Bearer ${key}` } });
+        expect(res.status).toBe(401);
+      }
+    } finally {
+      await later.close();
+    }
+  });
+
+  it('honours keys created through A while B was starting', async () => {
+    const databaseUrl = await freshDatabase();
+    const a = await startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl });
+    const made: string[] = [];
+    let starting = true;
+    const creating = (async () => {
+      while (starting) {
+        const res = await fetch(`${a.url}/admin/api/environments/acme/production/keys`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${a.adminToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ access: 'read-only', name: null }),
+        });
+        expect(res.status).toBe(201);
+        made.push((await res.json()).key);
+      }
+    })();
+    const b = await startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl });
+    starting = false;
+    await creating;
+    try {
+      expect(made.length).toBeGreaterThan(0);
+      for (const key of made) {
+        await expect
+          .poll(
+            async () =>
+              (await fetch(`${b.url}/sdk/flags`, { headers: { authorization: `Bearer ${key}` } })).status,
+          )
+          .toBe(200);
+      }
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

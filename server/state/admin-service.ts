@@ -109,6 +109,8 @@ export class AdminService {
   }
 
   async createEnvironment(project: string, key: string): Promise<Environment> {
+    // A project created through another instance a moment ago counts.
+    await this.#flags.fresh('');
     if (!this.projects().some((p) => p.key === project)) {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
     }
@@ -182,6 +184,8 @@ export class AdminService {
   }
 
   async revokeKey(env: Environment, id: string): Promise<void> {
+    // A key created through another instance a moment ago can be revoked here at once.
+    await this.#flags.fresh(env.id);
     const grant = this.#keys.grants.find((g) => g.env === env && g.id === id);
     if (!grant) throw new ApiError(404, 'NOT_FOUND', `API key ${JSON.stringify(id)} not found`);
     if (grant.source === 'config') {
@@ -190,9 +194,13 @@ export class AdminService {
     if (grant.source === 'dashboard') {
       await this.#flags.commitOps([{ t: 'key-del', env: env.id, id }]);
     } else {
-      const keys = env.generatedKeys.filter((k) => keyIdOf(keyDigest(k.key)) !== id);
-      const { project, environment, epoch } = env;
-      await this.#flags.commitOps([{ t: 'env', id: env.id, project, environment, epoch, keys }]);
+      // Decided against the committed keys, so two revocations at once both stick.
+      await this.#flags.commitPlanned(env.id, () => {
+        const keys = env.generatedKeys.filter((k) => keyIdOf(keyDigest(k.key)) !== id);
+        if (keys.length === env.generatedKeys.length) return [];
+        const { project, environment, epoch } = env;
+        return [{ t: 'env', id: env.id, project, environment, epoch, keys }];
+      });
     }
     this.#revoke(grant);
   }
@@ -235,6 +243,23 @@ export class AdminService {
     }
   };
 
+  /**
+   * Brings the served environments and the key ring in line with memory: for ops committed
+   * elsewhere while this instance was starting, before `committed` was listening.
+   */
+  reconcile(): void {
+    for (const env of this.#db.values()) {
+      if (env.source === 'dashboard' && !this.#served.includes(env))
+        this.committed({ t: 'env', ...envOp(env) });
+      if (!this.#served.includes(env)) continue;
+      this.committed({ t: 'env', ...envOp(env) });
+      for (const key of env.apiKeys) this.committed({ t: 'key', env: env.id, key });
+      const stored = new Set(env.apiKeys.map((k) => k.id));
+      for (const grant of this.#keys.grants)
+        if (grant.env === env && grant.source === 'dashboard' && !stored.has(grant.id)) this.#revoke(grant);
+    }
+  }
+
   #serve(env: Environment): void {
     this.#served.push(env);
     this.#events.environment(env);
@@ -251,6 +276,12 @@ export class AdminService {
     this.#events.revoked(grant);
     this.#events.structure();
   }
+}
+
+/** An environment as its `env` op says it. */
+function envOp(env: Environment) {
+  const { id, project, environment, epoch, generatedKeys: keys, source } = env;
+  return { id, project, environment, epoch, keys, source };
 }
 
 /** The grant of a key created in the dashboard. */

@@ -96,7 +96,8 @@ export function captureScope(db: Database, scope: string): () => void {
     env.generatedKeys = saved.generatedKeys;
     env.source = saved.source;
     env.apiKeys = saved.apiKeys;
-    env.history.splice(0, env.history.length, ...saved.history);
+    env.history.length = 0;
+    for (const entry of saved.history) env.history.push(entry);
   };
 }
 

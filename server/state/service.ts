@@ -167,6 +167,15 @@ export class FlagService {
     return this.#read(env, () => toFlag(this.requireFlag(env, key)));
   }
 
+  /**
+   * Resolves once memory holds every committed write to `scope` (an environment's id, or `''`
+   * for projects; on shared storage: writes through other instances), for checks made before a
+   * write: `requireFlag`, a delivery, a project.
+   */
+  fresh(scope: string): Promise<void> {
+    return this.#shared ? this.#shared.sync(scope) : Promise.resolve();
+  }
+
   /** The stored flag or 404; for validating a PATCH against the flag's type. */
   requireFlag(env: Environment, key: string): StoredFlag {
     const flag = env.flags.get(key);

@@ -65,6 +65,10 @@ export class Dispatcher {
   /** Attempts under way, per webhook. */
   readonly #activeByHook = new Map<string, number>();
   readonly #controller = new AbortController();
+  /** Deliveries with a run under way (waiting for a slot, or attempting). */
+  readonly #inFlight = new Set<string>();
+  /** Deliveries scheduled again while a run was under way. */
+  readonly #rerun = new Set<string>();
   #active = 0;
   #closed = false;
 
@@ -205,6 +209,24 @@ export class Dispatcher {
   }
 
   async #run(env: Environment, id: string): Promise<void> {
+    // One run per delivery at a time: a second (a reschedule while the first waits for a slot)
+    // would make the same attempt twice.
+    if (this.#inFlight.has(id)) {
+      this.#rerun.add(id);
+      return;
+    }
+    this.#inFlight.add(id);
+    try {
+      await this.#runOnce(env, id);
+    } finally {
+      this.#inFlight.delete(id);
+      // Asked for again meanwhile (another outcome arrived): follow what memory holds now.
+      const delivery = this.#rerun.delete(id) ? env.deliveries.get(id) : undefined;
+      if (delivery?.status === 'pending') this.#schedule(env, delivery);
+    }
+  }
+
+  async #runOnce(env: Environment, id: string): Promise<void> {
     const hookId = env.deliveries.get(id)?.webhookId ?? '';
     if (this.#hasRoom(hookId)) this.#take(hookId);
     else {
@@ -288,9 +310,20 @@ export class Dispatcher {
       await this.#options.claims?.release(id).catch(() => {});
       return;
     }
+    if ((delivery.nextAttemptAt ?? 0) > Date.now()) {
+      // Another instance made an attempt meanwhile and set the next one: keep to the schedule.
+      await this.#options.claims?.release(id).catch(() => {});
+      this.#schedule(env, delivery);
+      return;
+    }
     const now = Date.now();
     if (!hook.active && delivery.type !== 'webhook.test') {
-      await this.#record(env, { ...delivery, status: 'failed', lastError: 'the webhook is inactive' }, []);
+      await this.#record(
+        env,
+        delivery,
+        { ...delivery, status: 'failed', lastError: 'the webhook is inactive' },
+        false,
+      );
       return;
     }
     const attempt = delivery.attempts + 1;
@@ -332,24 +365,43 @@ export class Dispatcher {
     delete next.lastError;
     delete next.lastStatusCode;
     if (status !== undefined) next.lastStatusCode = status;
-    const extra: Op[] = [];
+    let deactivate = false;
     if (status !== undefined && status >= 200 && status < 300) {
       next.status = 'succeeded';
     } else if (status === 410) {
       next.status = 'failed';
       next.lastError = 'the receiver answered 410 Gone: the webhook was deactivated';
-      extra.push({ t: 'webhook', env: env.id, webhook: { ...hook, active: false } });
+      deactivate = true;
     } else {
       next.lastError = failure ?? `the receiver answered ${status}`;
       const delay = this.#options.retryDelaysMs[attempt - 1];
       if (delay === undefined || delivery.type === 'webhook.test') next.status = 'failed';
       else next.nextAttemptAt = Date.now() + Math.round(delay * (0.8 + Math.random() * 0.4));
     }
-    await this.#record(env, next, extra);
+    await this.#record(env, delivery, next, deactivate);
   }
 
-  async #record(env: Environment, delivery: StoredDelivery, extra: Op[]): Promise<void> {
-    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery }, ...extra]);
-    if (delivery.status === 'pending') this.#schedule(env, delivery);
+  /**
+   * Commits an attempt's outcome, unless another outcome got there first (on shared storage,
+   * another instance's, after this one's lease ran out): a late outcome never overwrites a newer
+   * one. `deactivate` turns the webhook off as it is then (a 410), keeping concurrent changes.
+   */
+  async #record(
+    env: Environment,
+    before: StoredDelivery,
+    outcome: StoredDelivery,
+    deactivate: boolean,
+  ): Promise<void> {
+    let recorded = false;
+    await this.#service.commitPlanned(env.id, () => {
+      const current = env.deliveries.get(outcome.id);
+      if (current?.status !== 'pending' || current.attempts !== before.attempts) return [];
+      recorded = true;
+      const ops: Op[] = [{ t: 'delivery', env: env.id, delivery: outcome }];
+      const hook = env.webhooks.get(outcome.webhookId);
+      if (deactivate && hook) ops.push({ t: 'webhook', env: env.id, webhook: { ...hook, active: false } });
+      return ops;
+    });
+    if (recorded && outcome.status === 'pending') this.#schedule(env, outcome);
   }
 }

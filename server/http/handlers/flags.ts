@@ -38,6 +38,7 @@ export function flagRoutes(service: FlagService): Route[] {
         body: true,
         action: 'update flags',
         handler: async ({ res, grant, params, body }) => {
+          await service.fresh(grant.env.id);
           const flag = service.requireFlag(grant.env, params.key!);
           const patch = validateUpdateFlag(body, flag.type);
           if (!patch.ok) throw validationError(patch.message);

@@ -70,6 +70,7 @@ export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secr
         body: false,
         action: 'redeliver webhook events',
         handler: async ({ res, grant, params }) => {
+          await service.fresh(grant.env.id);
           if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
           const delivery = grant.env.deliveries.get(params.deliveryId!);
           if (!delivery || delivery.webhookId !== params.id) {
@@ -85,6 +86,7 @@ export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secr
         body: false,
         action: 'send test events',
         handler: async ({ res, grant, params }) => {
+          await service.fresh(grant.env.id);
           if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
           sendJson(res, 202, toDelivery(await dispatcher.test(grant.env, params.id!)));
         },

@@ -44,6 +44,8 @@ export class CommitListener {
       connectionTimeoutMillis: 5000,
       // Named, so an operator (or a fault test) can find it in pg_stat_activity.
       application_name: 'flagwire-listen',
+      // A half-open connection (a peer gone without a FIN) is found by TCP keepalive.
+      keepAlive: true,
     });
     client.on('error', () => this.#lost(client));
     client.on('end', () => this.#lost(client));

@@ -85,6 +85,8 @@ export class PostgresStorage implements SharedStorage {
   #timer: NodeJS.Timeout | undefined;
   #closed: Promise<void> | undefined;
   #reportedDown = false;
+  /** A catch-up of every scope is under way (the timer and reconnects do not pile up). */
+  #catchingUpAll = false;
 
   constructor(options: PostgresStorageOptions) {
     this.#options = options;
@@ -195,7 +197,11 @@ export class PostgresStorage implements SharedStorage {
       for (;;) {
         const queue = this.#queues.get(scope);
         if (!queue || queue.length === 0) break;
-        await this.#commitBatch(scope, queue.splice(0, MAX_BATCH));
+        const batch = queue.splice(0, MAX_BATCH);
+        await this.#commitBatch(scope, batch).catch((error: unknown) => {
+          // A bug, not the database: answer the batch rather than leave it waiting.
+          for (const item of batch) item.reject(error);
+        });
       }
     } finally {
       this.#queues.delete(scope);
@@ -280,6 +286,9 @@ export class PostgresStorage implements SharedStorage {
       else await client.query('ROLLBACK').catch(() => {});
       restore?.();
       settle?.(false);
+      // Entries skipped while the batch was in memory (another instance's, if the lock was lost
+      // with the connection; ours, if COMMIT went through after all) are read now.
+      if (restore) queueMicrotask(() => this.#catchUpSoon(scope));
       // The batch fails together; a plan's own refusal (rejected above) stands, as a promise
       // settles once.
       const failure = asRequestError(error);
@@ -292,15 +301,19 @@ export class PostgresStorage implements SharedStorage {
 
   async sync(scope: string): Promise<void> {
     try {
-      // A batch that memory holds is waited for, so a read never answers what may not commit.
-      for (let pending = this.#tentative.get(scope); pending; pending = this.#tentative.get(scope))
-        await pending;
-      const { rows } = await this.#pool.query<{ seq: string }>(
-        'SELECT seq FROM flagwire_scopes WHERE scope = $1',
-        [scope],
-      );
-      const seq = Number(rows[0]?.seq ?? 0);
-      if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, this.#pool);
+      // Returns only when no batch is in memory uncommitted, checked last, synchronously: the
+      // caller reads right after, so it never answers what may not commit.
+      for (;;) {
+        for (let pending = this.#tentative.get(scope); pending; pending = this.#tentative.get(scope))
+          await pending;
+        const { rows } = await this.#pool.query<{ seq: string }>(
+          'SELECT seq FROM flagwire_scopes WHERE scope = $1',
+          [scope],
+        );
+        const seq = Number(rows[0]?.seq ?? 0);
+        if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, this.#pool);
+        if (!this.#tentative.has(scope)) return;
+      }
     } catch (error) {
       throw asRequestError(error);
     }
@@ -310,7 +323,7 @@ export class PostgresStorage implements SharedStorage {
     const claimed = await this.#pool.query(
       `WITH free AS (
          SELECT id FROM flagwire_deliveries
-         WHERE id = $1 AND status = 'pending' AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
+         WHERE id = $1 AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
          FOR UPDATE SKIP LOCKED
        )
        UPDATE flagwire_deliveries d
@@ -458,10 +471,12 @@ export class PostgresStorage implements SharedStorage {
   }
 
   #catchUpAllSoon(): void {
-    if (!this.#applier || this.#closed) return;
+    if (!this.#applier || this.#closed || this.#catchingUpAll) return;
+    this.#catchingUpAll = true;
     this.#catchUpAll()
       .then(() => this.#up())
-      .catch((error) => this.#down(error));
+      .catch((error) => this.#down(error))
+      .finally(() => (this.#catchingUpAll = false));
   }
 
   /** Compares every scope's counter with memory and reads what is missing. */
