@@ -11,6 +11,7 @@ import type {
   CreateFlagInput,
   CreateWebhookInput,
   Flag,
+  FlagType,
   UpdateFlagInput,
   UpdateWebhookInput,
   Webhook,
@@ -217,9 +218,19 @@ export class FlagService {
     return { ...this.#flagPlan(env, null, flag, now, actor), result: flag };
   }
 
-  async updateFlag(env: Environment, key: string, patch: UpdateFlagInput, actor: Actor): Promise<Flag> {
+  /**
+   * Applies a patch to a flag. `patch` may be a function of the flag's type, called against the
+   * state the write is decided on (it validates there, and throws to refuse).
+   */
+  async updateFlag(
+    env: Environment,
+    key: string,
+    patchOrOf: UpdateFlagInput | ((type: FlagType) => UpdateFlagInput),
+    actor: Actor,
+  ): Promise<Flag> {
     const flag = await this.#write(env.id, () => {
       const before = this.requireFlag(env, key);
+      const patch = typeof patchOrOf === 'function' ? patchOrOf(before.type) : patchOrOf;
       const after: StoredFlag = { ...before };
       if (patch.enabled !== undefined) after.enabled = patch.enabled;
       if (patch.percentage !== undefined && before.type === 'rollout') after.percentage = patch.percentage;

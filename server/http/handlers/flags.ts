@@ -1,4 +1,5 @@
 /** `/flags` and `/flags/:key` (`docs/protocol.md` §3.1). */
+import type { FlagType, UpdateFlagInput } from '../../../src/core/types.js';
 import { validateCreateFlag, validateUpdateFlag } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
 import type { FlagService } from '../../state/service.js';
@@ -38,11 +39,14 @@ export function flagRoutes(service: FlagService): Route[] {
         body: true,
         action: 'update flags',
         handler: async ({ res, grant, params, body }) => {
-          await service.fresh(grant.env.id);
-          const flag = service.requireFlag(grant.env, params.key!);
-          const patch = validateUpdateFlag(body, flag.type);
-          if (!patch.ok) throw validationError(patch.message);
-          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patch.value, grant.actor));
+          // Validated against the flag's type as the write finds it (on shared storage, caught up
+          // with every instance's writes, inside the write's transaction).
+          const patchOf = (type: FlagType): UpdateFlagInput => {
+            const patch = validateUpdateFlag(body, type);
+            if (!patch.ok) throw validationError(patch.message);
+            return patch.value;
+          };
+          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patchOf, grant.actor));
         },
       },
       DELETE: {
