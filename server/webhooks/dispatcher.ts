@@ -302,7 +302,8 @@ export class Dispatcher {
   }
 
   async #attempt(env: Environment, id: string): Promise<void> {
-    if (!env.deliveries.get(id) || !(await this.#claim(env, id))) return;
+    // Claimed first (on shared storage that also waits for a batch that may delete it and fail).
+    if (!(await this.#claim(env, id))) return;
     // Read after the claim: memory then holds every attempt recorded by any instance.
     const delivery = env.deliveries.get(id);
     const hook = delivery && env.webhooks.get(delivery.webhookId);
