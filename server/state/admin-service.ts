@@ -249,10 +249,9 @@ export class AdminService {
    */
   reconcile(): void {
     for (const env of this.#db.values()) {
-      if (env.source === 'dashboard' && !this.#served.includes(env))
-        this.committed({ t: 'env', ...envOp(env) });
-      if (!this.#served.includes(env)) continue;
+      // Serves a dashboard environment made elsewhere; drops generated keys revoked elsewhere.
       this.committed({ t: 'env', ...envOp(env) });
+      if (!this.#served.includes(env)) continue;
       for (const key of env.apiKeys) this.committed({ t: 'key', env: env.id, key });
       const stored = new Set(env.apiKeys.map((k) => k.id));
       for (const grant of this.#keys.grants)

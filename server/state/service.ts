@@ -131,8 +131,9 @@ export class FlagService {
     source: Source = generateKeys ? 'default' : 'config',
   ): Promise<Environment> {
     const id = `${project}/${environment}`;
+    // Memory holds only what is committed (or, with a storage of its own, being made durable).
     const existing = this.#db.get(id);
-    if (existing && !this.#shared) return existing;
+    if (existing) return existing;
     await this.#write(id, () => {
       if (this.#db.has(id)) return { ops: [], result: undefined };
       const keys: ApiKeyGrant[] = generateKeys
