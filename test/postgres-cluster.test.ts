@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagwireServer, startServer } from '../server/index.js';
 import { createClient } from '../src/index.js';
 import { queryDatabase } from './helpers/postgres.js';
-import { freshDatabase, KEYS, TEST_CONFIG } from './helpers/server.js';
+import { freshDatabase, KEYS, startInstances, TEST_CONFIG } from './helpers/server.js';
 import { openStream, type SseReader } from './helpers/sse.js';
 
 const auth = { authorization: `Bearer ${KEYS.acmeProdFull}` };
@@ -33,9 +33,7 @@ async function stream(server: FlagwireServer, headers: Record<string, string> = 
 beforeAll(async () => {
   const databaseUrl = await freshDatabase();
   // Started at once on an empty database: the migration and the config race, and must not.
-  servers = await Promise.all(
-    [0, 1, 2].map(() => startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl })),
-  );
+  servers = await startInstances(3, databaseUrl);
 });
 
 afterAll(async () => {
@@ -395,9 +393,7 @@ describe('entries deleted before an instance read them', () => {
 describe('reads and checks across instances (review findings)', () => {
   it('validates a PATCH through B against a flag just created through A: never a stale 404', async () => {
     const databaseUrl = await freshDatabase();
-    const [a, b] = await Promise.all(
-      [0, 1].map(() => startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl })),
-    );
+    const [a, b] = await startInstances(2, databaseUrl);
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 50; i++) {
@@ -412,7 +408,7 @@ describe('reads and checks across instances (review findings)', () => {
 
   it('keeps both generated keys revoked when they are revoked at once through two instances', async () => {
     const databaseUrl = await freshDatabase();
-    const [a, b] = await Promise.all([0, 1].map(() => startServer({ port: 0, logger: false, databaseUrl })));
+    const [a, b] = await startInstances(2, databaseUrl, { config: undefined });
     const keys = a!.keys.map((k) => k.key);
     expect(keys).toHaveLength(2);
     const admin = (server: FlagwireServer) => ({ authorization: `Bearer ${server.adminToken}` });

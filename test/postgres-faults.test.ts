@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FlagwireServer, type StartServerOptions, startServer } from '../server/index.js';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { PostgresCluster } from './helpers/postgres.js';
-import { KEYS, TEST_CONFIG } from './helpers/server.js';
+import { KEYS, startInstances } from './helpers/server.js';
 import { openStream, type SseReader } from './helpers/sse.js';
 
 const auth = { authorization: `Bearer ${KEYS.acmeProdFull}` };
@@ -27,11 +27,7 @@ afterAll(async () => {
 
 async function instances(n: number, options: StartServerOptions = {}): Promise<FlagwireServer[]> {
   const databaseUrl = await cluster.createDatabase();
-  const servers = await Promise.all(
-    Array.from({ length: n }, () =>
-      startServer({ port: 0, logger: false, config: TEST_CONFIG, databaseUrl, ...options }),
-    ),
-  );
+  const servers = await startInstances(n, databaseUrl, options);
   cleanups.push(() => Promise.all(servers.map((s) => s.close())));
   return servers;
 }

@@ -108,6 +108,13 @@ export async function queryDatabase<R extends pg.QueryResultRow = pg.QueryResult
   }
 }
 
+/** A new, empty database on the server of `adminUrl` (a URL of any database there); its URL. */
+export async function createDatabaseAt(adminUrl: string): Promise<string> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await queryDatabase(adminUrl, `CREATE DATABASE ${name}`);
+  return adminUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
 export class PostgresCluster {
   readonly port: number;
   readonly #dir: string;
@@ -165,10 +172,8 @@ export class PostgresCluster {
   }
 
   /** A new, empty database; answers its URL. */
-  async createDatabase(): Promise<string> {
-    const name = `t_${randomBytes(6).toString('hex')}`;
-    await this.query(`CREATE DATABASE ${name}`);
-    return this.url(name);
+  createDatabase(): Promise<string> {
+    return createDatabaseAt(this.url());
   }
 
   /** Runs one statement on `database` (default `postgres`) through a connection of its own. */

@@ -9,6 +9,7 @@ import {
   type StartServerOptions,
   startServer,
 } from '../../server/index.js';
+import { createDatabaseAt } from './postgres.js';
 
 export interface TestServer {
   server: FlagwireServer;
@@ -62,16 +63,24 @@ export const TEST_STORE = process.env.FLAGWIRE_TEST_STORE === 'postgres' ? 'post
 export async function freshDatabase(): Promise<string> {
   const provided = inject('postgres');
   if ('error' in provided) throw new Error(`no Postgres for this test: ${provided.error}`);
-  const name = `t_${Math.random().toString(36).slice(2, 12)}`;
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: provided.url });
-  await client.connect();
-  try {
-    await client.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await client.end();
-  }
-  return provided.url.replace(/\/[^/]*$/, `/${name}`);
+  return createDatabaseAt(provided.url);
+}
+
+/**
+ * `count` servers on one database, started at once as a fleet starts. Like `startTestServer`,
+ * `config: undefined` asks for the default project instead of `TEST_CONFIG`.
+ */
+export function startInstances(
+  count: number,
+  databaseUrl: string,
+  options: TestServerOptions = {},
+): Promise<FlagwireServer[]> {
+  const { config, ...rest } = { config: TEST_CONFIG, ...options };
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      startServer({ port: 0, logger: false, ...(config ? { config } : {}), ...rest, databaseUrl }),
+    ),
+  );
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
