@@ -155,7 +155,7 @@ export class FlagService {
   /** Records where an environment now comes from (the dashboard took it back, or the config names it). */
   async setEnvironmentSource(env: Environment, source: Source): Promise<void> {
     await this.#write(env.id, () => {
-      if (this.#shared && env.source === source) return { ops: [], result: undefined };
+      if (env.source === source) return { ops: [], result: undefined };
       const { id, project, environment, epoch, generatedKeys: keys } = env;
       return { ops: [{ t: 'env', id, project, environment, epoch, keys, source }], result: undefined };
     });
