@@ -31,8 +31,9 @@ export default defineConfig({
           name: 'journal',
           include: ['test/**/*.test.ts'],
           // Finds the browser for the browser tests (test/helpers/chromium.ts), installs the
-          // runtime matrix's runtimes (test/helpers/runtimes.ts) and starts a Postgres for the
-          // multi-instance tests (test/helpers/postgres.ts), once per run.
+          // runtime matrix's runtimes outside the checkout (test/helpers/runtimes.ts) and starts a
+          // Postgres for the multi-instance tests (test/helpers/postgres.ts), once per run. One that
+          // cannot fails the whole run with one message saying what is missing and how to fix it.
           globalSetup: [
             'test/helpers/chromium-setup.ts',
             'test/helpers/runtimes-setup.ts',

@@ -27,7 +27,7 @@ import {
 } from './helpers/runtimes.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
-/** What the test uses of miniflare (typed here: it is installed in test/runtimes, not the project). */
+/** What the test uses of miniflare (typed here: it is installed with the runtimes, not the project). */
 type MiniflareClass = new (
   options: Record<string, unknown>,
 ) => {
@@ -184,7 +184,7 @@ it(`runs the SDK smoke scenario on ${bun.name}`, async () => {
 
 it(`runs the SDK smoke scenario on ${workerd.name} (miniflare ${workerd.miniflare ?? 'not installed'})`, async () => {
   const bin = binaryOf(workerd);
-  // miniflare lives in test/runtimes (installed apart from the project; see test/helpers/runtimes.ts).
+  // miniflare is installed with the runtimes, apart from the project (runtimesDir(), test/helpers/runtimes.ts).
   const { Miniflare } = (await import(pathToFileURL(miniflareEntry()).href)) as { Miniflare: MiniflareClass };
   const bundle = await build({
     entryPoints: [WORKER],

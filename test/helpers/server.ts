@@ -61,9 +61,8 @@ export const TEST_STORE = process.env.FLAGWIRE_TEST_STORE === 'postgres' ? 'post
 
 /** A fresh database in the run's Postgres (test/helpers/postgres-setup.ts); answers its URL. */
 export async function freshDatabase(): Promise<string> {
-  const provided = inject('postgres');
-  if ('error' in provided) throw new Error(`no Postgres for this test: ${provided.error}`);
-  return createDatabaseAt(provided.url);
+  // The global setup either started it or failed the whole run.
+  return createDatabaseAt(inject('postgres').url);
 }
 
 /**
