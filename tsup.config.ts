@@ -6,7 +6,8 @@ import { defineConfig } from 'tsup';
  * - the library entry points (`flagwire`, `flagwire/server`) as ESM + CJS with
  *   per-format declarations (`.d.ts` / `.d.cts`);
  * - the SDK entry again for Node (`dist/index.node.*`, picked by the `node` export condition),
- *   where webhook verification uses `node:crypto` instead of the pure-JS HMAC; it shares the
+ *   where webhook verification uses `node:crypto` instead of the pure-JS HMAC and a client with
+ *   `holdProcess: false` fetches over unref'd `node:http` connections; it shares the
  *   declarations of the first build (same exports);
  * - the `flagwire-server` bin, ESM only, with a shebang.
  */
@@ -37,10 +38,13 @@ export default defineConfig([
     splitting: false,
     esbuildPlugins: [
       {
-        name: 'flagwire-node-hmac',
+        name: 'flagwire-node-platform',
         setup(build) {
           build.onResolve({ filter: /\/hmac-web\.js$/ }, (args) => ({
             path: resolve(args.resolveDir, 'hmac-node.ts'),
+          }));
+          build.onResolve({ filter: /\/unheld-fetch\.js$/ }, (args) => ({
+            path: resolve(args.resolveDir, 'unheld-fetch-node.ts'),
           }));
         },
       },

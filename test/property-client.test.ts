@@ -280,24 +280,28 @@ const userArb: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 describe('evaluation', () => {
-  it('evaluateFlag never throws and agrees with evaluateDetail().value, with and without a prefix', () => {
+  it('evaluateFlag never throws and agrees with evaluateDetail() and with isInRollout/bucketOf computed without a prefix', () => {
     check(
       fc.property(flagArb, userArb, fc.boolean(), fc.boolean(), (flag, user, defaultValue, loaded) => {
         const u = user as User;
         const store = new FlagStore();
         store.put(flag);
-        const withPrefix = evaluateFlag(flag, flag.key, u, defaultValue, store.prefixes);
-        const withoutPrefix = evaluateFlag(flag, flag.key, u, defaultValue, new Map());
-        const detail = evaluateDetail(flag, flag.key, u, defaultValue, loaded);
-        expect(withPrefix).toBe(detail.value);
-        expect(withoutPrefix).toBe(detail.value);
+        const prefix = store.prefixes.get(flag.key);
+        const value = evaluateFlag(flag, u, defaultValue, prefix);
+        const detail = evaluateDetail(flag, u, defaultValue, loaded, prefix);
+        expect(value).toBe(detail.value);
+        // The independent computation: from the flag key, hashing the whole input.
+        const userKey = typeof u === 'string' ? u : (u as { key?: unknown } | undefined)?.key;
+        const expected =
+          flag.enabled &&
+          (flag.type !== 'rollout' || isInRollout(flag.key, userKey as string, flag.percentage ?? 0));
+        expect(value).toBe(expected);
         if (detail.bucket !== undefined) {
-          expect(detail.bucket).toBeGreaterThanOrEqual(1);
-          expect(detail.bucket).toBeLessThanOrEqual(100);
+          expect(detail.bucket).toBe(bucketOf(flag.key, userKey as string));
         }
         // A missing flag gives the default.
-        expect(evaluateFlag(undefined, flag.key, u, defaultValue, store.prefixes)).toBe(defaultValue);
-        expect(evaluateDetail(undefined, flag.key, u, defaultValue, loaded).value).toBe(defaultValue);
+        expect(evaluateFlag(undefined, u, defaultValue, undefined)).toBe(defaultValue);
+        expect(evaluateDetail(undefined, u, defaultValue, loaded, undefined).value).toBe(defaultValue);
       }),
       1000,
     );

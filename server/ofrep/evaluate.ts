@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { evaluateDetail } from '../../src/client/evaluate.js';
+import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/openfeature/outcome.js';
 import type { Environment } from '../state/model.js';
 
@@ -45,7 +46,8 @@ export function parseContext(body: unknown): OfrepContext {
 /** One flag's OFREP answer: a success, or a failure with its own `errorCode`. */
 export function evaluateOne(env: Environment, key: string, context: OfrepContext): Record<string, unknown> {
   const flag = env.flags.get(key);
-  const outcome = openFeatureOutcome(evaluateDetail(flag, key, context.targetingKey, false, true));
+  const prefix = flag?.type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined;
+  const outcome = openFeatureOutcome(evaluateDetail(flag, context.targetingKey, false, true, prefix));
   if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
   return {
     key,

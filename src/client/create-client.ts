@@ -45,7 +45,7 @@ export function clientParts(
   const o = resolveClientOptions(options);
   const { logger, bootstrap } = o;
   const store = new FlagStore();
-  const flags = store.flags;
+  const { flags, prefixes } = store;
   /** The listeners of `on`: they run in order, each wrapped so that a throwing one is logged. */
   const events = new EventTarget();
   const controller = new AbortController();
@@ -71,6 +71,12 @@ export function clientParts(
   let retryTimer: Timer | undefined;
   let pollTimer: Timer | undefined;
   let reloadTimer: Timer | undefined;
+  /**
+   * Whether the client's timers keep the process alive (`holdProcess`). A started client always
+   * has one pending until it halts (the load's deadline, the stream's watchdog, the next retry,
+   * reload or poll), so it holds the process in every state alike, whatever the network does.
+   */
+  const hold = o.holdProcess !== false;
   /** Polling (`stream: false`, or the stream cannot be held); the stream's `open` stops it. */
   let polling = false;
   let reloading = false;
@@ -140,7 +146,7 @@ export function clientParts(
   };
   /** After a failure: again after the backoff delay, or the server's Retry-After if longer (load shedding). */
   const retry = (again: () => void, retryAfterMs = 0) => {
-    retryTimer = later(Math.max(backoff.next(Date.now()), retryAfterMs), again);
+    retryTimer = later(Math.max(backoff.next(Date.now()), retryAfterMs), again, hold);
   };
   const startPolling = () => {
     setState('polling');
@@ -168,20 +174,19 @@ export function clientParts(
    */
   const load = async (): Promise<FlagwireError | undefined> => {
     const url = `${o.base}/sdk/flags`;
-    const exchange = startExchange(o.timeoutMs, controller.signal);
+    const exchange = startExchange(o.timeoutMs, controller.signal, hold);
     const epoch = store.epoch;
     const headers: Record<string, string> = { authorization: o.authorization, accept: 'application/json' };
-    // Out of step, only a full answer helps: no revalidation.
-    if (etag && store.loaded && !resync && !store.missing) headers['if-none-match'] = etag;
+    // Out of step, only a full answer helps: no revalidation. (An ETag comes with a snapshot applied.)
+    if (etag && !resync && !store.missing) headers['if-none-match'] = etag;
     try {
       const response = await exchange.race(
         o.fetch(url, { headers, signal: exchange.signal, cache: 'no-store' }),
       );
       const { status } = response;
       let snapshot: SdkSnapshot | undefined;
-      if (status === 304) {
-        await response.body?.cancel();
-      } else {
+      // A 304 has no body (the Fetch standard's null-body status): nothing to read or release.
+      if (status !== 304) {
         let body: unknown;
         let cause: unknown;
         try {
@@ -239,8 +244,8 @@ export function clientParts(
    * not even a `ping`, arrives for `streamReadTimeoutMs`.
    */
   const connect = (): void => {
+    // Called by `initialLoad` and by the retry timer: no other retry is pending then.
     if (halted) return;
-    clearTimeout(retryTimer);
     const url = `${o.base}/sdk/events`;
     const lastEventId = store.lastEventId;
     let done = false;
@@ -250,7 +255,9 @@ export function clientParts(
     const close = () => {
       done = true;
       clearTimeout(watchdog);
-      source.close();
+      // After the event being dispatched: on a failure the package sets a reconnect timer of its
+      // own (ref'd) once its listeners have run, and only `close()` clears it.
+      queueMicrotask(() => source.close());
     };
     const failure = (error: FlagwireError) => {
       if (done) return;
@@ -265,7 +272,7 @@ export function clientParts(
     /** Fails the attempt unless something (the response, then any frame) arrives within `ms`. */
     const watch = (ms: number, code: string) => {
       clearTimeout(watchdog);
-      watchdog = later(ms, () => failure(requestError(code, 'GET', url, `: no data within ${ms} ms`)));
+      watchdog = later(ms, () => failure(requestError(code, 'GET', url, `: no data within ${ms} ms`)), hold);
     };
     /** Something arrived (the server is there): re-arms the watchdog. False once the attempt is over. */
     const alive = () => {
@@ -358,10 +365,14 @@ export function clientParts(
       // A new reason arrived meanwhile (the answer may predate it): ask again at once.
       else if (reloadAgain) reload();
       else {
-        reloadTimer = later(reloadBackoff.next(Date.now()), () => {
-          reloadTimer = undefined;
-          reload();
-        });
+        reloadTimer = later(
+          reloadBackoff.next(Date.now()),
+          () => {
+            reloadTimer = undefined;
+            reload();
+          },
+          hold,
+        );
       }
     });
   };
@@ -370,12 +381,16 @@ export function clientParts(
     if (halted) return;
     // A poll that was in flight when polling stopped and started again: one schedule only.
     clearTimeout(pollTimer);
-    pollTimer = later(o.pollIntervalMs, async () => {
-      // The stream's `open` stopped polling meanwhile.
-      if (halted || !polling) return;
-      await load();
-      schedulePoll();
-    });
+    pollTimer = later(
+      o.pollIntervalMs,
+      async () => {
+        // The stream's `open` stopped polling meanwhile.
+        if (halted || !polling) return;
+        await load();
+        schedulePoll();
+      },
+      hold,
+    );
   };
 
   const start = () => {
@@ -387,39 +402,32 @@ export function clientParts(
   const client: FlagwireClient = {
     start,
 
-    ready(options = {}) {
+    ready({ signal, timeoutMs = 2 ** 31 - 1 } = {}) {
       if (loaded || halted) return loading;
       start();
-      const { signal, timeoutMs } = options;
-      let timer: Timer | undefined;
-      let onAbort!: () => void;
-      return Promise.race([
-        loading,
-        new Promise<never>((_, reject) => {
-          onAbort = () => reject(new FlagwireError('ABORTED', 'ready() was aborted'));
-          if (signal?.aborted) onAbort();
-          signal?.addEventListener('abort', onAbort);
-          if (timeoutMs !== undefined) {
-            timer = later(timeoutMs, () =>
-              reject(
-                new FlagwireError(
+      // The exchange's deadline and abort reject with nothing; the load's own failure with an
+      // error. A pending `ready()` holds the process (even with `holdProcess: false`): its caller waits.
+      const wait = startExchange(timeoutMs, signal, true);
+      return wait
+        .race(loading)
+        .catch((error?: FlagwireError) => {
+          throw (
+            error ??
+            (signal?.aborted
+              ? new FlagwireError('ABORTED', 'ready() was aborted')
+              : new FlagwireError(
                   'TIMEOUT',
                   `flags not loaded within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''}`,
                   { cause: lastError },
-                ),
-              ),
-            );
-          }
-        }),
-      ]).finally(() => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      });
+                ))
+          );
+        })
+        .finally(wait.end);
     },
 
     isEnabled(flagKey, user, defaultValue = false) {
       try {
-        return evaluateFlag(flags.get(flagKey), flagKey, user, defaultValue, store.prefixes);
+        return evaluateFlag(flags.get(flagKey), user, defaultValue, prefixes.get(flagKey));
       } catch {
         return defaultValue === true;
       }
@@ -427,7 +435,7 @@ export function clientParts(
 
     isEnabledDetail(flagKey, user, defaultValue = false) {
       try {
-        return evaluateDetail(flags.get(flagKey), flagKey, user, defaultValue, store.loaded);
+        return evaluateDetail(flags.get(flagKey), user, defaultValue, store.loaded, prefixes.get(flagKey));
       } catch {
         return { value: defaultValue === true, reason: 'ERROR' };
       }

@@ -2,48 +2,57 @@
  * Local evaluation (`docs/protocol.md` §6). `isEnabled` is the hot path: one `Map` lookup,
  * and for a rollout one murmur3 over the user key (allocation-free for ASCII keys).
  */
-import { bucketOf, isInRollout } from '../core/bucketing.js';
+import { bucketAfter } from '../core/bucketing.js';
 import type { Murmur3Prefix } from '../core/murmur3.js';
 import type { SdkFlag } from '../core/types.js';
-import type { EvaluationDetail, EvaluationReason, User } from './types.js';
+import type { EvaluationDetail, User } from './types.js';
 
-/** The boolean answer; `flag` undefined gives `defaultValue`. */
+/**
+ * A rollout's decision for a user (`docs/protocol.md` §6, `isInRollout`): the user's bucket
+ * (1 to 100) when the bucket decides; 0 when the percentage alone does (at 100 % or more
+ * everyone is in, at 0 or less, or NaN, no one); -1 when the user has no key (out). `prefix` is
+ * the flag's `murmur3Prefix(flagKey + ':')`.
+ */
+function bucketFor(percentage: number, user: User | undefined, prefix: Murmur3Prefix | undefined): number {
+  if (!(percentage > 0 && percentage < 100)) return 0;
+  const key = typeof user === 'string' ? user : user?.key;
+  return typeof key === 'string' && key !== '' ? bucketAfter(prefix!, key) : -1;
+}
+
+/** The boolean answer; `flag` undefined gives `defaultValue`. `prefix`: see `bucketFor`. */
 export function evaluateFlag(
   flag: SdkFlag | undefined,
-  flagKey: string,
   user: User | undefined,
   defaultValue: boolean,
-  prefixes: ReadonlyMap<string, Murmur3Prefix>,
+  prefix: Murmur3Prefix | undefined,
 ): boolean {
   if (flag === undefined) return defaultValue;
   if (!flag.enabled) return false;
   if (flag.type !== 'rollout') return true;
-  const key = typeof user === 'string' ? user : user?.key;
-  return isInRollout(flagKey, key, flag.percentage ?? 0, prefixes.get(flagKey));
+  const percentage = flag.percentage ?? 0;
+  const bucket = bucketFor(percentage, user, prefix);
+  return bucket ? bucket > 0 && bucket <= percentage : percentage >= 100;
 }
 
-/** The answer with its reason (`flag` undefined: `FLAG_NOT_FOUND`, or `NOT_READY` when nothing is loaded). */
+/**
+ * The answer with its reason (`flag` undefined: `FLAG_NOT_FOUND`, or `NOT_READY` when nothing is
+ * loaded). `prefix`: see `bucketFor`.
+ */
 export function evaluateDetail(
   flag: SdkFlag | undefined,
-  flagKey: string,
   user: User | undefined,
   defaultValue: boolean,
   loaded: boolean,
+  prefix: Murmur3Prefix | undefined,
 ): EvaluationDetail {
   if (flag === undefined) return { value: defaultValue, reason: loaded ? 'FLAG_NOT_FOUND' : 'NOT_READY' };
-  const { version } = flag;
-  const detail = (value: boolean, reason: EvaluationReason, bucket?: number): EvaluationDetail =>
-    bucket ? { value, reason, bucket, version } : { value, reason, version };
-  if (!flag.enabled) return detail(false, 'OFF');
-  if (flag.type !== 'rollout') return detail(true, 'ON');
+  const { enabled, version } = flag;
+  if (!enabled) return { value: false, reason: 'OFF', version };
+  if (flag.type !== 'rollout') return { value: true, reason: 'ON', version };
   const percentage = flag.percentage ?? 0;
-  let bucket: number | undefined;
-  // Between 0 and 100 % (or NaN), the user's bucket decides; without a key, the user is out.
-  if (!(percentage >= 100 || percentage <= 0)) {
-    const key = typeof user === 'string' ? user : user?.key;
-    if (typeof key !== 'string' || key === '') return detail(false, 'MISSING_USER_KEY');
-    bucket = bucketOf(flagKey, key);
-  }
-  const value = percentage >= 100 || bucket! <= percentage;
-  return detail(value, value ? 'ROLLOUT_IN' : 'ROLLOUT_OUT', bucket);
+  const bucket = bucketFor(percentage, user, prefix);
+  if (bucket < 0) return { value: false, reason: 'MISSING_USER_KEY', version };
+  const value = bucket ? bucket <= percentage : percentage >= 100;
+  const reason = value ? 'ROLLOUT_IN' : 'ROLLOUT_OUT';
+  return bucket ? { value, reason, bucket, version } : { value, reason, version };
 }

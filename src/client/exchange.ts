@@ -18,7 +18,8 @@ export interface Exchange {
   end(): void;
 }
 
-export function startExchange(timeoutMs: number, outer: AbortSignal | undefined): Exchange {
+/** `hold`: the deadline's timer keeps the process alive (`later`). */
+export function startExchange(timeoutMs: number, outer: AbortSignal | undefined, hold?: boolean): Exchange {
   const controller = new AbortController();
   let timedOut = false;
   let onAbort!: () => void;
@@ -31,10 +32,14 @@ export function startExchange(timeoutMs: number, outer: AbortSignal | undefined)
   });
   deadline.catch(() => {});
   outer?.addEventListener('abort', onAbort, { once: true });
-  const timer = later(timeoutMs, () => {
-    timedOut = true;
-    onAbort();
-  });
+  const timer = later(
+    timeoutMs,
+    () => {
+      timedOut = true;
+      onAbort();
+    },
+    hold,
+  );
   return {
     signal: controller.signal,
     race: (promise) => Promise.race([promise, deadline]),

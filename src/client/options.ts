@@ -1,6 +1,7 @@
 /** Options of `createClient()`, with every default resolved in one place. */
 import { fail, resolveConnection } from '../core/connection.js';
 import type { Flag, SdkSnapshot } from '../core/types.js';
+import { unheldFetch } from './unheld-fetch.js';
 
 /** Where the client reports what it cannot throw. */
 export interface ClientLogger {
@@ -32,6 +33,18 @@ export interface ClientOptions {
    * earlier, or flags in the management representation. Evaluation answers from them at once.
    */
   bootstrap?: SdkSnapshot | readonly Flag[];
+  /**
+   * Whether a started client keeps the process alive, as a connection pool or a listening
+   * server does: from `start()`/`ready()` until `close()` (or until a refused key stops it), in
+   * every state, connected, reconnecting or polling alike, so that a worker that only follows
+   * changes does not exit when the server goes away. `false` for scripts that should exit when
+   * their own work is done, `close()` or not: then nothing of the client holds the process, in
+   * any state (on Node the client's requests then go over connections of their own whose
+   * sockets are unref'd, unless you pass your own `fetch`). Browsers and workers have no process
+   * to hold.
+   * @default true
+   */
+  holdProcess?: boolean;
   /**
    * Make no network call at all: evaluate the `bootstrap` flags only; `ready()` resolves at once.
    * @default false
@@ -130,6 +143,7 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     ...connection,
     logger: { warn: log('warn'), error: log('error') },
   } as ResolvedClientOptions;
+  if (unheldFetch && options.holdProcess === false && !options.fetch) resolved.fetch = unheldFetch;
   let name: keyof typeof NUMBERS;
   for (name in NUMBERS) {
     const value = options[name];

@@ -1,11 +1,11 @@
 /**
- * Timers that never keep a process alive (`unref` where the runtime has it). Cancel them
- * with `clearTimeout`, which ignores `undefined`.
+ * Timers that keep a process alive only when asked to (`hold`; otherwise `unref` where the
+ * runtime has it). Cancel them with `clearTimeout`, which ignores `undefined`.
  */
 export type Timer = ReturnType<typeof setTimeout>;
 
-export function later(ms: number, fn: () => void): Timer {
+export function later(ms: number, fn: () => void, hold?: boolean): Timer {
   const timer = setTimeout(fn, ms);
-  (timer as { unref?: () => void }).unref?.();
+  if (!hold) (timer as { unref?: () => void }).unref?.();
   return timer;
 }

@@ -7,6 +7,14 @@
 import { type Murmur3Prefix, murmur3Continue, murmur3Pair } from './murmur3.js';
 
 /**
+ * The same bucket as {@link bucketOf}, from the flag's precomputed hash state
+ * `murmur3Prefix(flagKey + ':')`: only the user key is hashed (the SDK's hot path).
+ */
+export function bucketAfter(prefix: Murmur3Prefix, userKey: string): number {
+  return (murmur3Continue(prefix, userKey) % 100) + 1;
+}
+
+/**
  * The user's bucket for a flag, 1 to 100. Deterministic and the same in every SDK; independent
  * across flags because the flag key is part of the hashed input.
  *
@@ -51,6 +59,6 @@ export function isInRollout(
   if (percentage >= 100) return true;
   if (!(percentage > 0)) return false;
   if (typeof userKey !== 'string' || userKey === '') return false;
-  const bucket = prefix ? (murmur3Continue(prefix, userKey) % 100) + 1 : bucketOf(flagKey, userKey);
+  const bucket = prefix ? bucketAfter(prefix, userKey) : bucketOf(flagKey, userKey);
   return bucket <= percentage;
 }

@@ -5,7 +5,9 @@
 import { WEBHOOK_EVENT_KINDS } from '../core/limits.js';
 
 const ACTIONS: readonly unknown[] = ['created', 'updated', 'deleted'];
-const EVENT_TYPES = [...WEBHOOK_EVENT_KINDS, 'webhook.test'] as const;
+const EVENT_TYPES: readonly string[] = /* @__PURE__ */ (WEBHOOK_EVENT_KINDS as readonly string[]).concat(
+  'webhook.test',
+);
 const FLAG_TYPES: readonly unknown[] = ['boolean', 'rollout'];
 
 type Json = Record<string, unknown>;
@@ -26,7 +28,7 @@ const isDescription = (value: unknown): value is string | null => value === null
 export function checkEnvelope(body: unknown): string | undefined {
   if (!isObject(body)) return 'the body must be a JSON object';
   if (!isString(body.id) || !body.id.startsWith('evt_')) return '"id" must be a string starting with "evt_"';
-  if (!(EVENT_TYPES as readonly unknown[]).includes(body.type)) {
+  if (!EVENT_TYPES.includes(body.type as string)) {
     return `"type" must be one of ${EVENT_TYPES.join(', ')}`;
   }
   if (!isString(body.createdAt) || Number.isNaN(Date.parse(body.createdAt))) {

@@ -14,7 +14,7 @@ export const SHA256_BLOCK_BYTES = 64;
 export const SHA256_DIGEST_BYTES = 32;
 
 /** Round constants: the first 32 bits of the fractional parts of the cube roots of the first 64 primes. */
-const K = new Int32Array([
+const K = /* @__PURE__ */ new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -29,9 +29,9 @@ const K = new Int32Array([
 const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 /** Message schedule, reused by every block (hashing is synchronous, so nothing interleaves). */
-const W = new Int32Array(64);
+const W = /* @__PURE__ */ new Int32Array(64);
 /** The last one or two blocks of a message: its tail bytes, `0x80`, zeros and the bit length. */
-const TAIL = new Uint8Array(2 * SHA256_BLOCK_BYTES);
+const TAIL = /* @__PURE__ */ new Uint8Array(128); // two blocks
 
 /** A fresh state holding the initial hash value. */
 export function sha256Init(): Int32Array {
