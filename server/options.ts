@@ -3,7 +3,7 @@
  * The CLI maps its flags onto these (`docs/protocol.md` §7).
  */
 import type { FlagwireConfig } from './config.js';
-import type { Logger } from './http/app.js';
+import type { Logger } from './logger.js';
 
 export interface StartServerOptions {
   /**

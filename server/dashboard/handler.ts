@@ -7,11 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { invokeRoute } from '../http/app.js';
-import type { Grant } from '../http/auth.js';
 import { readJsonBody } from '../http/body.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { decodeSegment, matchRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin-service.js';
+import type { Grant } from '../state/key-ring.js';
 import type { AdminGrant } from './routes.js';
 import { AdminAuth, isSameOrigin } from './session.js';
 import type { DashboardAssets } from './static.js';

@@ -5,17 +5,13 @@
  * (`docs/protocol.md` §4).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CORS_HEADERS } from '../cors.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
-import type { KeyRing } from './auth.js';
+import type { Logger } from '../logger.js';
+import type { KeyRing } from '../state/key-ring.js';
 import { readJsonBody } from './body.js';
-import { CORS_HEADERS, sendEmpty, sendError } from './respond.js';
+import { sendEmpty, sendError } from './respond.js';
 import { type Authenticated, matchRoute, type Route, splitTarget } from './router.js';
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
 
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,

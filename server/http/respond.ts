@@ -1,12 +1,7 @@
 /** Writing answers: JSON bodies, JSON errors, CORS headers on everything (`docs/protocol.md` §4). */
 import type { ServerResponse } from 'node:http';
+import { CORS_HEADERS } from '../cors.js';
 import type { ApiError } from '../errors.js';
-
-/** CORS: keys travel in a header, never in cookies, so any origin may call the API. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Allow, Retry-After',
-};
 
 export function sendJson(
   res: ServerResponse,

@@ -8,10 +8,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
-import { isClientGone, type Logger } from '../http/app.js';
-import type { KeyRing } from '../http/auth.js';
+import { isClientGone } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { decodeSegment } from '../http/router.js';
+import type { Logger } from '../logger.js';
+import type { KeyRing } from '../state/key-ring.js';
 import type { FlagService } from '../state/service.js';
 import {
   bulkEtag,

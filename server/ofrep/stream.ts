@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Grant, KeyRing } from '../http/auth.js';
+import type { Grant, KeyRing } from '../state/key-ring.js';
 import type { FlagChange } from '../state/model.js';
 import { onGone } from '../stream/hub.js';
 

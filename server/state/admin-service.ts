@@ -5,8 +5,8 @@
  * webhooks are not here: the dashboard changes them through `FlagService`, like `/api/v1`.
  */
 import { ApiError } from '../errors.js';
-import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from '../http/auth.js';
 import { newApiKey, newEpoch, randomBase62 } from './ids.js';
+import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
 import type { Access, Database, Environment, StoredApiKey, StoredProject } from './model.js';
 import type { Op } from './ops.js';
 import type { FlagService } from './service.js';

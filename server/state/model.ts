@@ -155,3 +155,10 @@ export interface FlagChange {
   deliveries: StoredDelivery[];
   actor: Actor;
 }
+
+/** The secret that signs now: the previous one during its grace period after a rotation. */
+export function signingSecret(webhook: StoredWebhook, now: number): string {
+  return webhook.previousSecret !== undefined && (webhook.previousSecretExpiresAt ?? 0) > now
+    ? webhook.previousSecret
+    : webhook.secret;
+}

@@ -18,18 +18,18 @@ import type {
 } from '../../src/core/types.js';
 import { ApiError, flagNotFound, webhookNotFound } from '../errors.js';
 import { isShared, type SharedStorage, type Storage } from '../store/storage.js';
-import { signingSecret } from '../webhooks/events.js';
 import { readHistory } from './history.js';
 import { newApiKey, newEpoch, newWebhookId, newWebhookSecret } from './ids.js';
-import type {
-  Actor,
-  ApiKeyGrant,
-  Environment,
-  FlagChange,
-  HistoryEntry,
-  Source,
-  StoredFlag,
-  StoredWebhook,
+import {
+  type Actor,
+  type ApiKeyGrant,
+  type Environment,
+  type FlagChange,
+  type HistoryEntry,
+  type Source,
+  type StoredFlag,
+  type StoredWebhook,
+  signingSecret,
 } from './model.js';
 import {
   applyOp,

@@ -5,7 +5,7 @@
  * a gap or a duplicate (`docs/protocol.md` §5).
  */
 import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
-import { CORS_HEADERS } from '../http/respond.js';
+import { CORS_HEADERS } from '../cors.js';
 import type { Environment, FlagChange } from '../state/model.js';
 import { toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';

@@ -13,18 +13,19 @@
  */
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
-import type { Logger } from '../http/app.js';
+import type { Logger } from '../logger.js';
 import { newEventId } from '../state/ids.js';
-import type {
-  Environment,
-  FlagChange,
-  StoredDelivery,
-  WebhookEventData,
-  WebhookEventType,
+import {
+  type Environment,
+  type FlagChange,
+  type StoredDelivery,
+  signingSecret,
+  type WebhookEventData,
+  type WebhookEventType,
 } from '../state/model.js';
 import type { Database, Op } from '../state/ops.js';
 import type { FlagService } from '../state/service.js';
-import { envelope, eventOf, newDelivery, signingSecret, subscribers } from './events.js';
+import { envelope, eventOf, newDelivery, subscribers } from './events.js';
 
 /**
  * Claims of attempts, where several instances share the storage (`docs/scaling.md`): an

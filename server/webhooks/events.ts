@@ -83,10 +83,3 @@ export function envelope(
     data: delivery.data,
   });
 }
-
-/** The secret that signs now: the previous one during its grace period after a rotation. */
-export function signingSecret(webhook: StoredWebhook, now: number): string {
-  return webhook.previousSecret !== undefined && (webhook.previousSecretExpiresAt ?? 0) > now
-    ? webhook.previousSecret
-    : webhook.secret;
-}

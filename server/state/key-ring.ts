@@ -1,5 +1,7 @@
 /**
- * API-key authentication (`docs/protocol.md` §2). Presented keys are hashed (SHA-256)
+ * The key ring: API-key authentication (`docs/protocol.md` §2), in the state layer because the
+ * admin service keeps it in step with the keys it creates and revokes; the HTTP front asks it who
+ * a request is. Presented keys are hashed (SHA-256)
  * and looked up by digest, then compared with `timingSafeEqual`, so the time taken does
  * not depend on how much of a key matches. Keys are never logged. Keys come and go while the
  * server runs (the dashboard creates and revokes them, §10.3): a revoked grant is refused at
@@ -7,7 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PATTERN } from '../../src/core/limits.js';
-import type { Access, Actor, Environment } from '../state/model.js';
+import type { Access, Actor, Environment } from './model.js';
 
 /** Where an accepted key comes from (`docs/protocol.md` §10.3). */
 export type KeySource = 'config' | 'generated' | 'dashboard';
