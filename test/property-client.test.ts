@@ -8,10 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { evaluateDetail, evaluateFlag } from '../src/client/evaluate.js';
 import { FlagStore, parseEventId } from '../src/client/flag-store.js';
 import type { User } from '../src/client/types.js';
 import { bucketOf, isInRollout } from '../src/core/bucketing.js';
+import { evaluateDetail, evaluateFlag } from '../src/core/evaluate.js';
 import { murmur3Prefix } from '../src/core/murmur3.js';
 import type { FlagType, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../src/core/types.js';
 import { applyOp, type Op, opArb } from './helpers/flag-history.js';

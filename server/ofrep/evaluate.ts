@@ -1,12 +1,13 @@
 /**
  * OFREP evaluation (`docs/protocol.md` §11): the request's context, one flag or all of them
- * evaluated by the SDK's own `evaluateDetail` (one bucketing, §6) and mapped by the one
- * OpenFeature mapping (`src/openfeature/outcome.ts`), and the bulk answer's ETag.
+ * evaluated by the SDK's own `evaluateDetail` (`src/core/evaluate.ts`: one bucketing, §6) and
+ * mapped by the one OpenFeature mapping (`src/core/openfeature-outcome.ts`), and the bulk
+ * answer's ETag.
  */
 import { createHash } from 'node:crypto';
-import { evaluateDetail } from '../../src/client/evaluate.js';
+import { evaluateDetail } from '../../src/core/evaluate.js';
 import { murmur3Prefix } from '../../src/core/murmur3.js';
-import { openFeatureOutcome } from '../../src/openfeature/outcome.js';
+import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
 import type { Environment } from '../state/model.js';
 
 /** An OFREP error: its status, and the body `{key?, errorCode, errorDetails}`. */

@@ -10,16 +10,16 @@
  */
 import { EventSource } from 'eventsource';
 import { Backoff } from '../core/backoff.js';
+import { startExchange } from '../core/deadline-exchange.js';
+import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
+import { answerError } from '../core/http.js';
 import { sdkFlag } from '../core/sdk-flag.js';
+import { later, type Timer } from '../core/timers.js';
 import type { SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 import { FlagwireError, requestError } from '../errors.js';
-import { evaluateDetail, evaluateFlag } from './evaluate.js';
-import { startExchange } from './exchange.js';
 import { FlagStore } from './flag-store.js';
-import { answerError } from './http.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
 import { parseFlagUpdate, parseSnapshot } from './parse.js';
-import { later, type Timer } from './timers.js';
 import type { ClientStatus, ConnectionState, FlagChange, FlagwireClient } from './types.js';
 
 /**

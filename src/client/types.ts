@@ -1,40 +1,11 @@
-/** Public types of the SDK client. */
-import type { SdkFlag } from '../core/types.js';
+/**
+ * Public types of the SDK client. The evaluation's own types (`User`, `EvaluationReason`,
+ * `EvaluationDetail`) live in `../core/types.ts`, with the evaluation; they are re-exported here.
+ */
+import type { EvaluationDetail, SdkFlag, User } from '../core/types.js';
 import type { FlagwireError } from '../errors.js';
 
-/**
- * Who a flag is evaluated for: `{ key, ...attributes }`, or a plain string taken as the key.
- * Rollouts bucket by `key`; a user without one is outside every rollout below 100 %.
- */
-export type User = string | { key?: string | null | undefined; [attribute: string]: unknown };
-
-/** Why an evaluation gave its value. */
-export type EvaluationReason =
-  /** The flag is disabled. */
-  | 'OFF'
-  /** A boolean flag that is enabled. */
-  | 'ON'
-  /** An enabled rollout flag whose bucket includes the user (or 100 %). */
-  | 'ROLLOUT_IN'
-  /** An enabled rollout flag whose bucket excludes the user (or 0 %). */
-  | 'ROLLOUT_OUT'
-  /** An enabled rollout flag between 1 and 99 %, and a user without a key. */
-  | 'MISSING_USER_KEY'
-  /** No flag of that key: the default was returned. */
-  | 'FLAG_NOT_FOUND'
-  /** No flags are loaded yet: the default was returned. */
-  | 'NOT_READY'
-  /** Something unexpected happened: the default was returned. */
-  | 'ERROR';
-
-export interface EvaluationDetail {
-  value: boolean;
-  reason: EvaluationReason;
-  /** The user's bucket (1..100) when a rollout was decided by it. */
-  bucket?: number;
-  /** The flag's version (environment revision of its last change), when the flag exists. */
-  version?: number;
-}
+export type { EvaluationDetail, EvaluationReason, User } from '../core/types.js';
 
 /** One applied change of one flag. `before`/`after` are absent for a created/deleted flag. */
 export interface FlagChange {

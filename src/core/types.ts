@@ -1,5 +1,7 @@
 /**
- * Wire types shared by the SDK, the management client and the reference server.
+ * Wire types shared by the SDK, the management client and the reference server, and the types
+ * of local evaluation (`User`, `EvaluationDetail`: `./evaluate.ts`), shared by the SDK client,
+ * the OpenFeature providers and the server's OFREP endpoints.
  * The single source for their meaning is `docs/protocol.md`.
  */
 
@@ -115,4 +117,38 @@ export interface SdkFlagUpdate extends SdkFlag {
 export interface ErrorBody {
   error: string;
   message: string;
+}
+
+/**
+ * Who a flag is evaluated for: `{ key, ...attributes }`, or a plain string taken as the key.
+ * Rollouts bucket by `key`; a user without one is outside every rollout below 100 %.
+ */
+export type User = string | { key?: string | null | undefined; [attribute: string]: unknown };
+
+/** Why an evaluation gave its value. */
+export type EvaluationReason =
+  /** The flag is disabled. */
+  | 'OFF'
+  /** A boolean flag that is enabled. */
+  | 'ON'
+  /** An enabled rollout flag whose bucket includes the user (or 100 %). */
+  | 'ROLLOUT_IN'
+  /** An enabled rollout flag whose bucket excludes the user (or 0 %). */
+  | 'ROLLOUT_OUT'
+  /** An enabled rollout flag between 1 and 99 %, and a user without a key. */
+  | 'MISSING_USER_KEY'
+  /** No flag of that key: the default was returned. */
+  | 'FLAG_NOT_FOUND'
+  /** No flags are loaded yet: the default was returned. */
+  | 'NOT_READY'
+  /** Something unexpected happened: the default was returned. */
+  | 'ERROR';
+
+export interface EvaluationDetail {
+  value: boolean;
+  reason: EvaluationReason;
+  /** The user's bucket (1..100) when a rollout was decided by it. */
+  bucket?: number;
+  /** The flag's version (environment revision of its last change), when the flag exists. */
+  version?: number;
 }

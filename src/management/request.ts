@@ -5,9 +5,9 @@
  * and `message`, the method and the URL (never the key).
  */
 
-import { startExchange } from '../client/exchange.js';
-import { errorForResponse } from '../client/http.js';
-import { later } from '../client/timers.js';
+import { startExchange } from '../core/deadline-exchange.js';
+import { errorForResponse } from '../core/http.js';
+import { later } from '../core/timers.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
 
 export interface RequestSettings {

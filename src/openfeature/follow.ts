@@ -1,13 +1,13 @@
 /**
  * What the server and the web provider share, with no OpenFeature package imported (so the web
  * provider's bundle carries no server SDK): the user of an evaluation context, the resolution of
- * an evaluation (`./outcome.ts`), the answer to a type Flagwire flags are not, and the client's
- * events as provider events.
+ * an evaluation (`../core/openfeature-outcome.ts`), the answer to a type Flagwire flags are not,
+ * and the client's events as provider events.
  */
 import { createClient } from '../client/create-client.js';
 import type { ClientOptions } from '../client/options.js';
 import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
-import { openFeatureOutcome } from './outcome.js';
+import { openFeatureOutcome } from '../core/openfeature-outcome.js';
 
 /** An evaluation context's `targetingKey` as the user key, its other attributes as attributes. */
 export function userOf(context: Readonly<Record<string, unknown>> | undefined): User {

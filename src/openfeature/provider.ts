@@ -18,7 +18,7 @@ import { mismatch, ProviderClient, type ProviderClientOptions, resolutionOf, use
 /** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
 export type FlagwireProviderOptions = ProviderClientOptions;
 
-/** Flagwire's evaluation outcome in OpenFeature's vocabulary (`./outcome.ts`). */
+/** Flagwire's evaluation outcome in OpenFeature's vocabulary (`../core/openfeature-outcome.ts`). */
 export function toResolution(detail: EvaluationDetail, defaultValue: boolean): ResolutionDetails<boolean> {
   return resolutionOf(detail, defaultValue) as ResolutionDetails<boolean>;
 }

@@ -1,11 +1,13 @@
 /**
- * Local evaluation (`docs/protocol.md` §6). `isEnabled` is the hot path: one `Map` lookup,
- * and for a rollout one murmur3 over the user key (allocation-free for ASCII keys).
+ * Local evaluation (`docs/protocol.md` §6), the one implementation: the SDK client's
+ * `isEnabled`/`isEnabledDetail` (so `flagwire/testing` and both OpenFeature providers, which
+ * evaluate through a client) and the reference server's OFREP endpoints. `isEnabled` is the hot
+ * path: one `Map` lookup, and for a rollout one murmur3 over the user key (allocation-free for
+ * ASCII keys).
  */
-import { bucketAfter } from '../core/bucketing.js';
-import type { Murmur3Prefix } from '../core/murmur3.js';
-import type { SdkFlag } from '../core/types.js';
-import type { EvaluationDetail, User } from './types.js';
+import { bucketAfter } from './bucketing.js';
+import type { Murmur3Prefix } from './murmur3.js';
+import type { EvaluationDetail, SdkFlag, User } from './types.js';
 
 /**
  * A rollout's decision for a user (`docs/protocol.md` §6, `isInRollout`): the user's bucket

@@ -1,6 +1,7 @@
 /**
  * Timers that keep a process alive only when asked to (`hold`; otherwise `unref` where the
- * runtime has it). Cancel them with `clearTimeout`, which ignores `undefined`.
+ * runtime has it), for the SDK client, the management client and `./deadline-exchange.ts`.
+ * Cancel them with `clearTimeout`, which ignores `undefined`.
  */
 export type Timer = ReturnType<typeof setTimeout>;
 

@@ -5,7 +5,7 @@
  * ON → STATIC, OFF → DISABLED, a rollout → SPLIT (variants `on` / `off`); a rollout that needs
  * a `targetingKey` without one → TARGETING_KEY_MISSING.
  */
-import type { EvaluationDetail } from '../client/types.js';
+import type { EvaluationDetail } from './types.js';
 
 export type OpenFeatureReason = 'STATIC' | 'DISABLED' | 'SPLIT' | 'ERROR';
 export type OpenFeatureErrorCode =
