@@ -51,7 +51,7 @@ function serverLayer(file: string): number | undefined {
 }
 
 /** Why `from` may not import `to` (both relative to the repository), or `undefined` when it may. */
-export function violation(from: string, to: string, typeOnly = false): string | undefined {
+function violation(from: string, to: string, typeOnly = false): string | undefined {
   // The SDK: `src/core` (with `src/errors.ts`) imports nothing above it; the management client
   // shares core helpers, not the client's internals; the client knows nothing built on it.
   const sdkPart = (file: string) =>
