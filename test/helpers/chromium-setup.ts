@@ -20,9 +20,10 @@ export default async function setup(project: TestProject): Promise<void> {
   try {
     found = await findChromium();
   } catch (error) {
-    // The finder's own message names every place it looked and what to install.
-    const fix =
-      error instanceof NoChromiumError
+    // The finder's message for no browser at all names every place it looked and what to install.
+    const fix = process.env.CHROMIUM_PATH
+      ? 'point CHROMIUM_PATH at a Chromium or Chrome executable, or unset it to let the finder pick one.'
+      : error instanceof NoChromiumError
         ? undefined
         : 'reinstall the dev dependencies ("npm ci"); if a run was stopped while unpacking ' +
           '@sparticuz/chromium, delete what it unpacked under the temp folder; or set CHROMIUM_PATH ' +
