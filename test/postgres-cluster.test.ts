@@ -106,8 +106,16 @@ describe('three instances on one Postgres', () => {
   });
 
   it('makes one gap-free revision sequence of concurrent writers on all three, losing no write', async () => {
-    const before = (await (await fetch(`${servers[0]!.url}/sdk/flags`, { headers: auth })).json())
-      .revision as number;
+    // The previous test wrote through another instance: start once all three hold its last write.
+    const revisions = () =>
+      Promise.all(
+        servers.map(
+          async (server) =>
+            (await (await fetch(`${server.url}/sdk/flags`, { headers: auth })).json()).revision as number,
+        ),
+      );
+    await expect.poll(async () => new Set(await revisions()).size).toBe(1);
+    const before = (await revisions())[0]!;
     const watchers = await Promise.all(servers.map((server) => stream(server)));
     for (const watcher of watchers) expect((await watcher.next()).event).toBe('flags:sync');
     const percentages = Array.from({ length: 101 }, (_, i) => i).filter((p) => p !== 25);
