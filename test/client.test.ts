@@ -172,14 +172,20 @@ describe('evaluation never throws', () => {
       },
     };
     const weird: unknown[] = [undefined, null, 42, {}, [], { key: 7 }, { key: null }, hostile, Symbol('s')];
-    for (const user of weird) {
-      expect(() => c.isEnabled('seeded', user as never)).not.toThrow();
-      expect(() => c.isEnabledDetail('seeded', user as never)).not.toThrow();
+    // A 25 % rollout: a user without a usable key is out (not the default); one whose key
+    // throws gives the default with reason ERROR.
+    for (const user of weird.filter((u) => u !== hostile)) {
+      expect(c.isEnabled('seeded', user as never, true)).toBe(false);
+      expect(c.isEnabledDetail('seeded', user as never, true)).toMatchObject({
+        value: false,
+        reason: 'MISSING_USER_KEY',
+      });
     }
     expect(c.isEnabled('seeded', hostile as never, true)).toBe(true);
     expect(c.isEnabledDetail('seeded', hostile as never).reason).toBe('ERROR');
-    expect(() => c.isEnabled(undefined as never, 'u')).not.toThrow();
-    expect(() => c.isEnabled({} as never, 'u')).not.toThrow();
+    // A flag key that is no string names no flag: the default.
+    expect(c.isEnabled(undefined as never, 'u', true)).toBe(true);
+    expect(c.isEnabled({} as never, 'u')).toBe(false);
   });
 });
 

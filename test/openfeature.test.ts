@@ -72,7 +72,7 @@ describe('FlagwireProvider', () => {
 
   it('reports an error at initialization for a refused key', async () => {
     const bad = new FlagwireProvider({ baseUrl: t.base, apiKey: `fw_live_${'q'.repeat(32)}`, logger: false });
-    await expect(OpenFeature.setProviderAndWait('bad', bad)).rejects.toBeDefined();
+    await expect(OpenFeature.setProviderAndWait('bad', bad)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await bad.onClose();
   });
 });
