@@ -7,14 +7,14 @@
  *
  * POSIX only: Windows has no signals to send to npm.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { type ChildProcess, execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { CLI } from './helpers/cli.js';
+import { ensureBuilt, listeningUrl, spawnCollecting } from './helpers/cli.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -70,6 +70,7 @@ interface NpmStart {
   /** The processes below npm once the server listens: the server (and a shell, if one stayed). */
   started: number[];
   err: () => string;
+  /** npm's exit: its signal, or else its status. */
   exited: Promise<NodeJS.Signals | number | null>;
   /** npm's output streams are closed: every process that held them (the server too) has ended. */
   closed: Promise<void>;
@@ -78,34 +79,30 @@ interface NpmStart {
 /** `npm start -- --port 0 --data <temp dir>`, once the server prints its `listening on` line. */
 async function npmStart(options: { group?: boolean } = {}): Promise<NpmStart> {
   const dir = mkdtempSync(join(tmpdir(), 'flagwire-npm-start-'));
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
+  ensureBuilt();
   // --ignore-scripts skips prestart's build check only: a build started by a test would empty
   // dist/ under the other test files.
-  const npm = spawn('npm', ['start', '--silent', '--ignore-scripts', '--', '--port', '0', '--data', dir], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, to signal it the way a terminal's Ctrl+C does.
-    detached: options.group ?? false,
-  });
-  let out = '';
-  let err = '';
-  npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    out += chunk;
-  });
-  npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-    err += chunk;
-  });
+  const spawned = spawnCollecting(
+    'npm',
+    ['start', '--silent', '--ignore-scripts', '--', '--port', '0', '--data', dir],
+    {
+      cwd: ROOT,
+      // Its own process group, to signal it the way a terminal's Ctrl+C does.
+      detached: options.group ?? false,
+    },
+  );
+  const npm = spawned.child;
   const run: NpmStart = {
     npm,
     url: '',
     started: [],
-    err: () => err,
-    exited: new Promise((resolve) => npm.once('exit', (code, signal) => resolve(signal ?? code))),
+    err: spawned.err,
+    exited: spawned.exited.then(({ code, signal }) => signal ?? code),
     closed: new Promise((resolve) => npm.once('close', () => resolve())),
   };
-  // Whatever happens, nothing this test started outlives it.
+  // Whatever happens, nothing this test started outlives it (npm itself is killed by spawnCollecting).
   onTestFinished(() => {
-    for (const pid of alive([npm.pid!, ...run.started, ...descendants(npm.pid!)])) {
+    for (const pid of alive([...run.started, ...descendants(npm.pid!)])) {
       try {
         process.kill(pid, 'SIGKILL');
       } catch {
@@ -113,15 +110,7 @@ async function npmStart(options: { group?: boolean } = {}): Promise<NpmStart> {
       }
     }
   });
-  run.url = await new Promise<string>((resolve, reject) => {
-    npm.stdout!.on('data', () => {
-      const match = /flagwire-server listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    void run.exited.then((status) =>
-      reject(new Error(`npm start ended (${status}) before listening:\n${err}`)),
-    );
-  });
+  run.url = await listeningUrl(spawned);
   run.started = descendants(npm.pid!);
   expect(run.started.length).toBeGreaterThan(0);
   expect(await accepts(run.url)).toBe(true);

@@ -2,7 +2,7 @@
  * Runs the built `flagwire-server` bin (`dist/cli.js`, built by `npm test`'s pretest)
  * as a child process, for the CLI, shutdown and crash tests.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
@@ -19,25 +19,24 @@ export interface CliRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-function ensureBuilt(): void {
+export function ensureBuilt(): void {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run "npm run build" first (npm test does)`);
 }
 
-/** Spawns the CLI and collects its output; `exited` resolves when it ends. */
-export function spawnCli(
-  args: string[],
-  env: Record<string, string> = {},
-): {
+/** A child process with its output collected; `exited` resolves when it ends. */
+export interface Spawned {
   child: ChildProcess;
   out: () => string;
   err: () => string;
   exited: CliRun['exited'];
-} {
-  ensureBuilt();
-  const child = spawn(process.execPath, [CLI, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+}
+
+/**
+ * Spawns `command` and collects its output. A test that fails, times out or whose worker dies
+ * must not leave it running: it is killed when the test (or this process) ends.
+ */
+export function spawnCollecting(command: string, args: string[], options: SpawnOptions = {}): Spawned {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => {
@@ -46,7 +45,6 @@ export function spawnCli(
   child.stderr!.setEncoding('utf8').on('data', (c: string) => {
     err += c;
   });
-  // A test that fails, times out or whose worker dies must not leave a server running.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   try {
@@ -65,19 +63,30 @@ export function spawnCli(
   return { child, out: () => out, err: () => err, exited };
 }
 
-/** Starts the server and waits for its `listening on` line. */
-export async function startCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  const run = spawnCli(['--port', '0', ...args], env);
-  const url = await new Promise<string>((resolve, reject) => {
+/** Spawns the CLI and collects its output; `exited` resolves when it ends. */
+export function spawnCli(args: string[], env: Record<string, string> = {}): Spawned {
+  ensureBuilt();
+  return spawnCollecting(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } });
+}
+
+/** The server's URL, once it prints its `listening on` line; rejects if it exits first. */
+export function listeningUrl(run: Spawned): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     const check = () => {
       const match = /flagwire-server listening on (http:\/\/\S+)/.exec(run.out());
       if (match) resolve(match[1]!);
     };
     run.child.stdout!.on('data', check);
-    void run.exited.then(({ code }) =>
-      reject(new Error(`server exited (${code}) before listening:\n${run.err()}`)),
+    void run.exited.then(({ code, signal }) =>
+      reject(new Error(`server exited (${signal ?? code}) before listening:\n${run.err()}`)),
     );
   });
+}
+
+/** Starts the server and waits for its `listening on` line. */
+export async function startCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const run = spawnCli(['--port', '0', ...args], env);
+  const url = await listeningUrl(run);
   const key = (access: string) => new RegExp(`${access}\\s+key: (fw_live_\\w+)`).exec(run.out())?.[1] ?? '';
   return {
     child: run.child,
