@@ -1,73 +1,49 @@
 /**
  * Whether a client holds its process does not depend on the network (`holdProcess`,
- * `docs/protocol.md` §5.5): a started client keeps a process whose only work is following
+ * `docs/protocol.md` §9): a started client keeps a process whose only work is following
  * changes alive while the server is up, down and back, until `close()`; with
  * `holdProcess: false` nothing of the client keeps it alive, in any state.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
+import { expect, it, onTestFinished } from 'vitest';
+import { spawnCollecting } from './helpers/cli.js';
+import { KEYS, startTestServer } from './helpers/server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/client-follow.mjs', import.meta.url));
-const dirs: string[] = [];
-const children: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
-/** A child running the fixture, with its output as lines and a way to wait for one. */
+/**
+ * A child running the fixture (killed when the test ends), with its output as lines and a way to
+ * wait for them.
+ */
 function follow(base: string, mode: 'held' | 'unheld' | 'unheld-no-ready') {
-  const child = spawn(process.execPath, [FIXTURE, base, KEYS.acmeProdRead, mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.push(child);
-  const lines: string[] = [];
-  const waiters: { test: (line: string) => boolean; resolve: () => void }[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  let rest = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const parts = (rest + chunk).split('\n');
-    rest = parts.pop()!;
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.splice(0)) {
-        if (waiter.test(line)) waiter.resolve();
-        else waiters.push(waiter);
-      }
-    }
-  });
-  /** Resolves once `count` lines (seen so far and from now on) match `test`; rejects if the child exits first. */
+  const run = spawnCollecting(process.execPath, [FIXTURE, base, KEYS.acmeProdRead, mode]);
+  const lines = () => run.out().split('\n').slice(0, -1);
+  // 'close', not 'exit': its output is all read by then.
+  const exited = new Promise<number | null>((resolve) => run.child.once('close', (code) => resolve(code)));
+  /** Resolves once `count` lines (printed so far or later) match `test`; rejects if the child exits first. */
   const seen = (test: (line: string) => boolean, count = 1): Promise<void> =>
     new Promise((resolve, reject) => {
-      let matched = lines.filter(test).length;
-      if (matched >= count) return resolve();
-      const waiter = {
-        test: (line: string) => test(line) && ++matched >= count,
-        resolve,
+      const check = () => {
+        if (lines().filter(test).length < count) return;
+        run.child.stdout!.off('data', check);
+        resolve();
       };
-      waiters.push(waiter);
+      run.child.stdout!.on('data', check);
+      check();
       void exited.then((code) =>
-        reject(new Error(`the child exited (${code}) first; it printed:\n${lines.join('\n')}`)),
+        reject(new Error(`the child exited (${code}) first; it printed:\n${run.out()}${run.err()}`)),
       );
     });
-  return { child, lines, exited, seen };
-}
-
-async function durableServer(port = 0): Promise<TestServer> {
-  const dataDir = dirs.at(-1) ?? mkdtempSync(join(tmpdir(), 'flagwire-hold-'));
-  if (!dirs.includes(dataDir)) dirs.push(dataDir);
-  return startTestServer({ dataDir, port });
+  return { child: run.child, lines, exited, seen };
 }
 
 it('holds the process while the server is up, down for several reconnect delays, and back; close() lets it exit', async () => {
-  let t = await durableServer();
+  const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-hold-'));
+  onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+  let t = await startTestServer({ dataDir });
   const port = Number(new URL(t.server.url).port);
   const { child, exited, seen } = follow(t.base, 'held');
   await seen((line) => line === 'status connected');
@@ -77,7 +53,7 @@ it('holds the process while the server is up, down for several reconnect delays,
   await seen((line) => line.startsWith('error '), 3);
   expect(child.exitCode).toBe(null);
 
-  t = await durableServer(port);
+  t = await startTestServer({ dataDir, port });
   try {
     await seen((line) => line === 'status connected', 2);
     const answer = await t.api('PATCH', '/flags/seeded', { enabled: false });
@@ -98,8 +74,8 @@ it('with holdProcess: false, lets the process exit while connected, without clos
     const { lines, exited } = follow(t.base, 'unheld');
     // `ready()` held it until the flags loaded; after that nothing of the client holds it.
     expect(await exited).toBe(0);
-    expect(lines).toContain('ready');
-    expect(lines).not.toContain('closed');
+    expect(lines()).toContain('ready');
+    expect(lines()).not.toContain('closed');
   } finally {
     await t.close();
   }
@@ -111,6 +87,6 @@ it('with holdProcess: false, lets the process exit while the server is down', as
   await t.close();
   const { lines, exited } = follow(base, 'unheld-no-ready');
   expect(await exited).toBe(0);
-  expect(lines.some((line) => line === 'error NETWORK_ERROR')).toBe(true);
-  expect(lines).not.toContain('closed');
+  expect(lines()).toContain('error NETWORK_ERROR');
+  expect(lines()).not.toContain('closed');
 });
