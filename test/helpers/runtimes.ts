@@ -13,22 +13,13 @@
  * installation.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildOnce } from './built-once.mjs';
 
 export interface Runtime {
   /** Display name with the exact version, e.g. `Deno 2.9.6`. */
@@ -42,8 +33,6 @@ export interface Runtime {
 /** `test/runtimes`: the runtimes' package.json and lockfile (nothing is installed there). */
 const SOURCE_DIR = fileURLToPath(new URL('../runtimes/', import.meta.url));
 const MANIFESTS = ['package.json', 'package-lock.json'];
-/** Written last into a finished installation. */
-const MARKER = '.flagwire-complete';
 
 /**
  * Where the runtimes are installed: `<temp>/flagwire-runtimes-<hash of package.json and lockfile>`
@@ -59,68 +48,36 @@ export function runtimesDir(): string {
   );
 }
 
-/** Whether `dir` is a finished installation this user made and only it can write; throws if foreign. */
-function installed(dir: string): boolean {
-  let st: ReturnType<typeof lstatSync>;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    return false;
-  }
-  const uid = process.getuid?.();
-  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) {
-    throw new Error(`${dir} is not a folder that this user made and only it can write. Fix: delete it.`);
-  }
-  if (existsSync(join(dir, MARKER))) return true;
-  // Only a finished installation is renamed into place: this one was damaged since. Move it
-  // aside (one run wins the rename), then install anew.
-  const aside = `${dir}.stale-${randomBytes(4).toString('hex')}`;
-  try {
-    renameSync(dir, aside);
-    rmSync(aside, { recursive: true, force: true });
-  } catch {}
-  return false;
-}
-
 /**
  * Installs the runtimes from `test/runtimes`' lockfile (`npm ci`) into `runtimesDir()`, unless
- * they are there already: into a new temporary sibling folder, renamed into place once complete,
- * so that runs at the same time never see half an installation (the one whose rename loses uses
- * the winner's). Runs once per test run, before any test file (test/helpers/runtimes-setup.ts).
+ * they are there already, built once (`./built-once.mjs`): runs at the same time never see half an
+ * installation. Runs once per test run, before any test file (test/helpers/runtimes-setup.ts).
  * Answers the folder.
  */
-export function installRuntimes(): string {
+export async function installRuntimes(): Promise<string> {
   const dir = runtimesDir();
-  if (installed(dir)) return dir;
-  const building = mkdtempSync(`${dir}.building-`);
-  try {
-    chmodSync(building, 0o755);
-    for (const file of MANIFESTS) copyFileSync(join(SOURCE_DIR, file), join(building, file));
-    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    try {
-      execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
-        cwd: building,
-        stdio: 'inherit',
-        shell: process.platform === 'win32',
-      });
-    } catch (error) {
-      throw new Error(
-        `"npm ci" of the runtime matrix's runtimes (test/runtimes/package-lock.json) failed in ${building}: ` +
-          `${error instanceof Error ? error.message : String(error)}. Fix: make the npm registry reachable ` +
-          '(the runtimes are npm packages: Node 22 and 24, Deno, Bun, miniflare with workerd), then run again.',
-        { cause: error },
-      );
-    }
-    writeFileSync(join(building, MARKER), `${new Date().toISOString()}\n`);
-    try {
-      renameSync(building, dir);
-    } catch (error) {
-      // Another run renamed its installation into place first: use that one.
-      if (!installed(dir)) throw error;
-    }
-  } finally {
-    rmSync(building, { recursive: true, force: true });
-  }
+  await buildOnce(
+    dir,
+    async (building) => {
+      for (const file of MANIFESTS) copyFileSync(join(SOURCE_DIR, file), join(building, file));
+      const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+      try {
+        execFileSync(npm, ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+          cwd: building,
+          stdio: 'inherit',
+          shell: process.platform === 'win32',
+        });
+      } catch (error) {
+        throw new Error(
+          `"npm ci" of the runtime matrix's runtimes (test/runtimes/package-lock.json) failed in ${building}: ` +
+            `${error instanceof Error ? error.message : String(error)}. Fix: make the npm registry reachable ` +
+            '(the runtimes are npm packages: Node 22 and 24, Deno, Bun, miniflare with workerd), then run again.',
+          { cause: error },
+        );
+      }
+    },
+    { marker: `${new Date().toISOString()}\n` },
+  );
   return dir;
 }
 
