@@ -103,35 +103,29 @@ function violation(from: string, to: string, typeOnly = false): string | undefin
 
 /** Every relative import of every source file under `src/` and `server/`. */
 function imports(): { from: string; to: string; typeOnly: boolean }[] {
-  const found: { from: string; to: string; typeOnly: boolean }[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
-      const path = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(path);
-      else if (/\.(ts|tsx|mts)$/.test(entry.name)) {
-        const text = readFileSync(join(ROOT, path), 'utf8');
-        for (const match of text.matchAll(
-          /(?:^|\n)\s*(?:import|export)(\s+type)?[^'"]*?from\s*['"](\.[^'"]+)['"]/g,
-        )) {
-          const target = relative(ROOT, resolve(dirname(join(ROOT, path)), match[2]!)).replace(/\.js$/, '');
-          const withExt = ['.ts', '.tsx'].map((ext) => target + ext).find((p) => sources.has(p)) ?? target;
-          found.push({ from: path, to: withExt, typeOnly: match[1] !== undefined });
-        }
-      }
-    }
-  };
-  const sources = new Set<string>();
+  const files: string[] = [];
   const list = (dir: string) => {
     for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) list(path);
-      else sources.add(path);
+      else files.push(path);
     }
   };
   list('src');
   list('server');
-  walk('src');
-  walk('server');
+  const sources = new Set(files);
+  const found: { from: string; to: string; typeOnly: boolean }[] = [];
+  for (const path of files.filter((file) => /\.(ts|tsx|mts)$/.test(file))) {
+    const text = readFileSync(join(ROOT, path), 'utf8');
+    for (const match of text.matchAll(
+      /(?:^|\n)\s*(?:import|export)(\s+type)?[^'"]*?from\s*['"](\.[^'"]+)['"]/g,
+    )) {
+      // `./x.js` names `./x.ts` (or `.tsx`) in the sources.
+      const target = relative(ROOT, resolve(dirname(join(ROOT, path)), match[2]!)).replace(/\.js$/, '');
+      const to = ['.ts', '.tsx'].map((ext) => target + ext).find((p) => sources.has(p)) ?? target;
+      found.push({ from: path, to, typeOnly: match[1] !== undefined });
+    }
+  }
   return found;
 }
 
