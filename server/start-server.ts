@@ -23,14 +23,16 @@ import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { AdminService, grantsOf } from './state/admin-service.js';
+import { Applier } from './state/applier.js';
 import { type Grant, KeyRing } from './state/key-ring.js';
-import type { Access, Environment } from './state/model.js';
-import { applyOp, createDatabase, fromSnapshot, toSnapshot } from './state/ops.js';
+import type { Access, Environment, MemoryState } from './state/model.js';
+import type { Op } from './state/ops.js';
 import { FlagService } from './state/service.js';
+import { restoreState } from './state/snapshot.js';
 import { createFileStorage } from './store/file-storage.js';
 import { createMemoryStorage } from './store/memory-storage.js';
 import { createPostgresStorage } from './store/postgres/storage.js';
-import { isShared, type Storage } from './store/storage.js';
+import type { Storage } from './store/storage.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -66,7 +68,7 @@ export const DEFAULT_ENVIRONMENT = 'development';
 
 async function setUpEnvironments(
   service: FlagService,
-  db: ReturnType<typeof createDatabase>,
+  db: MemoryState,
   options: ReturnType<typeof resolveServerOptions>,
 ): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
   const envs: Environment[] = [];
@@ -129,10 +131,10 @@ function listen(server: Server, port: number, host: string, backlog: number): Pr
 }
 
 /** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
-async function streamSecret(db: ReturnType<typeof createDatabase>, service: FlagService): Promise<string> {
+async function streamSecret(db: MemoryState, service: FlagService): Promise<string> {
   if (db.streamSecret !== undefined) return db.streamSecret;
   // Planned, so instances starting together on one database agree on one secret.
-  await service.commitPlanned('', () =>
+  await service.commit('', () =>
     db.streamSecret === undefined
       ? [{ t: 'stream-secret', secret: randomBytes(32).toString('base64url') }]
       : [],
@@ -145,7 +147,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   const resolved = resolveServerOptions(options);
   if (resolved.config) resolved.config = parseConfig(resolved.config);
   const { logger } = resolved;
-  const storage: Storage = resolved.databaseUrl
+  const storage: Storage<Op> = resolved.databaseUrl
     ? createPostgresStorage({
         url: resolved.databaseUrl,
         connectTimeoutMs: resolved.databaseConnectTimeoutMs,
@@ -165,15 +167,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
   try {
-    const loaded = await storage.load();
-    const db = loaded.snapshot ? fromSnapshot(loaded.snapshot) : createDatabase();
-    db.historyLimit = resolved.historyLimit;
-    for (const entry of loaded.entries) for (const op of entry) applyOp(db, op);
-    storage.setSnapshotSource(() => toSnapshot(db));
-
-    const service = new FlagService(db, storage, (error) =>
+    const db = restoreState(await storage.load(), resolved.historyLimit);
+    const applier = new Applier(db, (error) =>
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
+    storage.attach(applier);
+    const service = new FlagService(db, storage);
     const hub: StreamHub = new StreamHub({
       pingIntervalMs: resolved.pingIntervalMs,
       historySize: resolved.streamHistorySize,
@@ -183,9 +182,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       maxStreams: resolved.maxStreams,
       otherStreams: (): number => ofrepStreams.size,
     });
-    service.onChange((change) => hub.publish(change));
+    applier.onChange((change) => hub.publish(change));
     const dispatcher = new Dispatcher(db, service, {
-      ...(isShared(storage) ? { claims: storage } : {}),
+      leases: storage,
       retryDelaysMs: resolved.webhookRetryDelaysMs,
       timeoutMs: resolved.webhookTimeoutMs,
       concurrency: resolved.webhookConcurrency,
@@ -193,7 +192,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       logger,
     });
     service.setPlanner(dispatcher.plan);
-    service.onChange(dispatcher.committed);
     const { envs, grants } = await setUpEnvironments(service, db, resolved);
     for (const env of envs) hub.addEnvironment(env);
     await seedFlags(service, envs, resolved);
@@ -211,7 +209,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         ofrepStreams.revoked(grant);
       },
     });
-    service.onChange((change) => adminEvents.change(change));
+    applier.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
     const ofrepStreams: OfrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, {
@@ -219,11 +217,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       maxBufferedBytes: resolved.streamMaxBufferedBytes,
       otherStreams: (): number => hub.size,
     });
-    service.onChange((change) => ofrepStreams.changed(change));
-    service.onCommitted(admin.committed);
-    service.onCommitted(dispatcher.replicated);
+    applier.onChange((change) => ofrepStreams.changed(change));
+    applier.onCommitted(admin.committed);
+    applier.onCommitted(dispatcher.committed);
     // What other instances committed while this one was setting up, before anyone listened.
-    if (service.shared) admin.reconcile();
+    admin.reconcile();
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();
@@ -313,11 +311,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         return hub.size;
       },
       adminToken,
-      storage: isShared(storage)
-        ? storage.description
-        : resolved.dataDir
-          ? `${resolved.dataDir} (durable)`
-          : 'in memory (nothing is kept)',
+      storage: storage.description,
       dashboardUrl: adminToken ? `${url}/#token=${adminToken}` : undefined,
       close() {
         closing ??= close();

@@ -35,13 +35,7 @@ const SIDE_BY_SIDE = [
  * Imports that run back up today, each with the issue item that removes it. The list only
  * shrinks: an entry that no longer occurs fails the test too, so it is deleted with its fix.
  */
-const KNOWN: { from: RegExp; to: RegExp; why: string }[] = [
-  {
-    from: /^server\/store\//,
-    to: /^server\/state\/ops\.ts$/,
-    why: 'the op types belong to the one storage protocol (issue 20, item 1)',
-  },
-];
+const KNOWN: { from: RegExp; to: RegExp; why: string }[] = [];
 
 function serverLayer(file: string): number | undefined {
   const index = SERVER_LAYERS.findIndex((layer) =>

@@ -50,12 +50,12 @@ describe('webhooks on three instances', () => {
     // The first request is held: kill the instance that holds its lease.
     const held = await receiver.next();
     const deliveryId = held.headers['x-flagwire-delivery'] as string;
-    const [lease] = await queryDatabase<{ lease_owner: string }>(
+    const [lease] = await queryDatabase<{ owner: string }>(
       databaseUrl,
-      'SELECT lease_owner FROM flagwire_deliveries WHERE id = $1',
-      [deliveryId],
+      'SELECT owner FROM flagwire_leases WHERE name = $1',
+      [`webhook-delivery:${deliveryId}`],
     );
-    const pid = Number(lease!.lease_owner.split('/')[1]);
+    const pid = Number(lease!.owner.split('/')[1]);
     const holder = runs.find((r) => r.child.pid === pid)!;
     expect(holder).toBeDefined();
     holder.child.kill('SIGKILL');

@@ -91,7 +91,7 @@ describe('StreamHub', () => {
     let before: StoredFlag | null = null;
     for (let revision = 1; revision <= 200; revision++) {
       const after = flag(revision);
-      hub.publish({ env, revision, before, after, at: '', deliveries: [], actor: { type: 'dashboard' } });
+      hub.publish({ env, revision, before, after, at: '', actor: { type: 'dashboard' } });
       before = after;
     }
     expect(slow.destroyed).toBe(true);
@@ -124,7 +124,7 @@ describe('StreamHub', () => {
     const publish = (count: number) => {
       for (let i = 0; i < count; i++) {
         const after = flag(++revision);
-        hub.publish({ env, revision, before, after, at: '', deliveries: [], actor: { type: 'dashboard' } });
+        hub.publish({ env, revision, before, after, at: '', actor: { type: 'dashboard' } });
         before = after;
       }
     };
@@ -173,7 +173,6 @@ describe('StreamHub', () => {
         before: null,
         after: flag(revision),
         at: '',
-        deliveries: [],
         actor: { type: 'dashboard' },
       });
     }

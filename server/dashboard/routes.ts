@@ -46,11 +46,13 @@ export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Rout
           body: false,
           action: 'read',
           handler: async ({ res }) => {
-            const projects = admin.projects().map((project) => ({
-              ...project,
-              environments: admin.environments.filter((env) => env.project === project.key).map(envView),
-            }));
-            await flags.settled(); // after reading: answer only what is durable (§7.3)
+            // A settled read (§7.3): answers only what is durable.
+            const projects = await flags.readSettled(null, () =>
+              admin.projects().map((project) => ({
+                ...project,
+                environments: admin.environments.filter((env) => env.project === project.key).map(envView),
+              })),
+            );
             sendJson(res, 200, { projects });
           },
         },
@@ -93,9 +95,8 @@ export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Rout
           body: false,
           action: 'list keys',
           handler: async ({ res, params }) => {
-            const keys = admin.listKeys(envOf(params));
-            await flags.settled();
-            sendJson(res, 200, keys);
+            const env = envOf(params);
+            sendJson(res, 200, await flags.readSettled(env.id, () => admin.listKeys(env)));
           },
         },
         POST: {

@@ -9,6 +9,7 @@ import { CORS_HEADERS } from '../cors.js';
 import { ApiError, forbidden, unauthorized } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../state/key-ring.js';
+import { StorageUnavailableError } from '../store/errors.js';
 import { readJsonBody } from './body.js';
 import { sendEmpty, sendError } from './respond.js';
 import { type Authenticated, matchRoute, type Route, splitTarget } from './router.js';
@@ -70,6 +71,13 @@ export function isClientGone(req: IncomingMessage, error: unknown): boolean {
  * Wraps a handler so that whatever it throws or rejects with becomes a JSON error (an
  * `ApiError` as itself, anything else as a logged 500), and a client that went away is let go.
  */
+/** An error as the client is answered: the storage's own errors become their HTTP answer. */
+export function asApiError(error: unknown): unknown {
+  return error instanceof StorageUnavailableError
+    ? new ApiError(503, 'UNAVAILABLE', error.message, { 'retry-after': '1' })
+    : error;
+}
+
 export function guarded(
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void> | void,
   logger: Logger,
@@ -77,7 +85,8 @@ export function guarded(
   return (req, res) => {
     req.on('error', () => {});
     res.on('error', () => {});
-    const fail = (error: unknown) => {
+    const fail = (thrown: unknown) => {
+      const error = asApiError(thrown);
       if (!(error instanceof ApiError) && isClientGone(req, error)) {
         // The client gave up (mid-upload, say): no one to answer, nothing to log.
         res.destroy();

@@ -14,6 +14,7 @@ import { decodeSegment } from '../http/router.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../state/key-ring.js';
 import type { FlagService } from '../state/service.js';
+import { StorageUnavailableError } from '../store/errors.js';
 import {
   bulkEtag,
   etagMatches,
@@ -112,22 +113,20 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     if (!grant) return send(res, 401, undefined);
     const context = await readContext(req);
     const env = grant.env;
-    // Evaluate now, then answer once every write seen is durable (§7.3): never the other way round.
+    // A settled read (§7.3) of memory as it stands: evaluated, then answered once what it saw is durable.
     if (key !== undefined) {
-      const result = evaluateOne(env, key, context);
-      await flags.settled();
+      const result = await flags.readSettled(null, () => evaluateOne(env, key, context));
       const errorCode = result.errorCode;
       return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
     }
     const window = tokenWindow();
-    const etag = bulkEtag(env, grant.id, context, window);
-    if (etagMatches(req.headers['if-none-match'], etag)) {
-      await flags.settled();
-      return send(res, 304, undefined, { etag });
-    }
-    const evaluated = evaluateAll(env, context);
-    const revision = env.revision;
-    await flags.settled();
+    const read = await flags.readSettled(null, () => {
+      const etag = bulkEtag(env, grant.id, context, window);
+      if (etagMatches(req.headers['if-none-match'], etag)) return { etag };
+      return { etag, evaluated: evaluateAll(env, context), revision: env.revision };
+    });
+    const { etag, evaluated, revision } = read;
+    if (!evaluated) return send(res, 304, undefined, { etag });
     const body = {
       flags: evaluated,
       metadata: { project: env.project, environment: env.environment, revision },
@@ -151,18 +150,16 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
       if (res.headersSent) return void res.destroy();
       let failure = error;
       if (!(error instanceof OfrepError) && isClientGone(req, error)) return void res.destroy();
-      if (!(error instanceof OfrepError)) {
+      if (error instanceof StorageUnavailableError) failure = new OfrepError(503, 'GENERAL', error.message);
+      else if (!(error instanceof OfrepError)) {
         logger.error(`internal error on ${req.method} ${path}: ${(error as Error)?.stack ?? error}`);
         failure = new OfrepError(500, 'GENERAL', 'internal server error');
       }
       const { status, errorCode, message } = failure as OfrepError;
       const body: Record<string, string> = { errorCode, errorDetails: message };
-      send(
-        res,
-        status,
-        key === undefined ? body : { key, ...body },
-        req.complete ? {} : { connection: 'close' },
-      );
+      const headers: Record<string, string> = status === 503 ? { 'retry-after': '1' } : {};
+      if (!req.complete) headers.connection = 'close';
+      send(res, status, key === undefined ? body : { key, ...body }, headers);
     });
   };
 }

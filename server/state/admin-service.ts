@@ -1,13 +1,13 @@
 /**
  * What only an operator does, through the dashboard (`docs/protocol.md` §10.3): projects,
  * environments and API keys, and the admin token. Committed through the same journal as every
- * flag change (`FlagService.commitOps`), so each is durable before it is answered. Flags and
+ * flag change (`FlagService.commit`), so each is durable before it is answered. Flags and
  * webhooks are not here: the dashboard changes them through `FlagService`, like `/api/v1`.
  */
 import { ApiError } from '../errors.js';
 import { newApiKey, newEpoch, randomBase62 } from './ids.js';
 import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
-import type { Access, Database, Environment, StoredApiKey, StoredProject } from './model.js';
+import type { Access, Environment, MemoryState, StoredApiKey, StoredProject } from './model.js';
 import type { Op } from './ops.js';
 import type { FlagService } from './service.js';
 
@@ -38,14 +38,14 @@ export interface AdminServiceEvents {
 export const newAdminToken = (): string => `fw_admin_${randomBase62(32)}`;
 
 export class AdminService {
-  readonly #db: Database;
+  readonly #db: MemoryState;
   readonly #flags: FlagService;
   readonly #keys: KeyRing;
   readonly #events: AdminServiceEvents;
   readonly #served: Environment[];
 
   constructor(
-    db: Database,
+    db: MemoryState,
     flags: FlagService,
     keys: KeyRing,
     served: readonly Environment[],
@@ -63,7 +63,7 @@ export class AdminService {
     if (given !== undefined) return given;
     if (this.#db.adminToken !== undefined) return this.#db.adminToken;
     // Planned, so instances starting together on one database agree on the first one.
-    await this.#flags.commitPlanned('', () =>
+    await this.#flags.commit('', () =>
       this.#db.adminToken === undefined ? [{ t: 'admin', token: newAdminToken() }] : [],
     );
     return this.#db.adminToken!;
@@ -98,7 +98,7 @@ export class AdminService {
 
   async createProject(key: string): Promise<ProjectView> {
     const project: StoredProject = { key, createdAt: new Date().toISOString() };
-    await this.#flags.commitPlanned('', () => {
+    await this.#flags.commit('', () => {
       if (this.projects().some((p) => p.key === key)) {
         throw new ApiError(409, 'CONFLICT', `project ${JSON.stringify(key)} already exists`);
       }
@@ -110,8 +110,7 @@ export class AdminService {
 
   async createEnvironment(project: string, key: string): Promise<Environment> {
     // A project created through another instance a moment ago counts.
-    await this.#flags.fresh('');
-    if (!this.projects().some((p) => p.key === project)) {
+    if (!(await this.#flags.readSettled('', () => this.projects().some((p) => p.key === project)))) {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
     }
     const id = `${project}/${key}`;
@@ -119,7 +118,7 @@ export class AdminService {
     if (this.#served.some((e) => e.id === id)) throw taken();
     // Decided against the committed state (on shared storage, under the environment's lock), so
     // of two racing creations, on one instance or two, one wins and the other answers 409.
-    await this.#flags.commitPlanned(id, () => {
+    await this.#flags.commit(id, () => {
       const stored = this.#db.get(id);
       if (stored && (stored.source === 'dashboard' || this.#served.includes(stored))) throw taken();
       if (stored) {
@@ -142,13 +141,8 @@ export class AdminService {
         },
       ];
     });
-    const env = this.#db.get(id)!;
-    // On shared storage, `committed` has served it already, as on every other instance.
-    if (!this.#served.includes(env)) {
-      for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
-      this.#serve(env);
-    }
-    return env;
+    // `committed` has served it, as every other instance does.
+    return this.#db.get(id)!;
   }
 
   /** Keys of an environment, in the order they were made (config ones first). */
@@ -178,35 +172,36 @@ export class AdminService {
       hint: keyHint(key),
       createdAt: new Date().toISOString(),
     };
-    await this.#flags.commitOps([{ t: 'key', env: env.id, key: stored }]);
-    this.#addKey(env, stored);
+    // `committed` adds it to the key ring, as every other instance does.
+    await this.#flags.commit(env.id, () => [{ t: 'key', env: env.id, key: stored }]);
     return { ...this.listKeys(env).find((k) => k.id === stored.id)!, key };
   }
 
   async revokeKey(env: Environment, id: string): Promise<void> {
     // A key created through another instance a moment ago can be revoked here at once.
-    await this.#flags.fresh(env.id);
-    const grant = this.#keys.grants.find((g) => g.env === env && g.id === id);
+    const grant = await this.#flags.readSettled(env.id, () =>
+      this.#keys.grants.find((g) => g.env === env && g.id === id),
+    );
     if (!grant) throw new ApiError(404, 'NOT_FOUND', `API key ${JSON.stringify(id)} not found`);
     if (grant.source === 'config') {
       throw new ApiError(409, 'CONFLICT', 'this key is managed by the config file: remove it there');
     }
     if (grant.source === 'dashboard') {
-      await this.#flags.commitOps([{ t: 'key-del', env: env.id, id }]);
+      await this.#flags.commit(env.id, () => [{ t: 'key-del', env: env.id, id }]);
     } else {
       // Decided against the committed keys, so two revocations at once both stick.
-      await this.#flags.commitPlanned(env.id, () => {
+      await this.#flags.commit(env.id, () => {
         const keys = env.generatedKeys.filter((k) => keyIdOf(keyDigest(k.key)) !== id);
         if (keys.length === env.generatedKeys.length) return [];
         const { project, environment, epoch } = env;
         return [{ t: 'env', id: env.id, project, environment, epoch, keys }];
       });
     }
-    this.#revoke(grant);
+    // `committed` has revoked it, as every other instance does.
   }
 
   /**
-   * Follows an op committed by any instance on shared storage (`FlagService.onCommitted`):
+   * Follows every committed op, this instance's or another's (`Applier.onCommitted`):
    * environments, keys and revocations made elsewhere take effect here too. Idempotent, so
    * this instance's own ops pass through harmlessly.
    */

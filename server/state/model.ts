@@ -79,7 +79,7 @@ export interface StoredWebhook {
 export type WebhookEventType = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'webhook.test';
 
 /** The part of a webhook event that is the same on every attempt. */
-export interface WebhookEventData {
+export interface EventPayload {
   action: 'created' | 'updated' | 'deleted' | 'test';
   flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
   previous?: Record<string, unknown>;
@@ -95,7 +95,7 @@ export interface StoredDelivery {
   type: WebhookEventType;
   /** ISO time of the change. */
   createdAt: string;
-  data: WebhookEventData;
+  data: EventPayload;
   status: 'pending' | 'succeeded' | 'failed';
   /** Attempts made so far. */
   attempts: number;
@@ -131,8 +131,12 @@ export interface Environment {
   history: HistoryEntry[];
 }
 
-/** Every environment by id, plus what spans them: projects made in the dashboard, the admin token. */
-export class Database extends Map<string, Environment> {
+/**
+ * The server's state in memory, which it answers from: every environment by id, plus what spans
+ * them (projects made in the dashboard, the admin token). It changes only through committed
+ * entries (`applier.ts`).
+ */
+export class MemoryState extends Map<string, Environment> {
   /** Projects created in the dashboard (config and default projects exist through their environments). */
   readonly projects = new Map<string, StoredProject>();
   /** The admin token the server generated on its first start, if it did. */
@@ -143,18 +147,23 @@ export class Database extends Map<string, Environment> {
   historyLimit = 10_000;
 }
 
-/** A committed flag change: the seam for the stream and webhook delivery. */
-export interface FlagChange {
+/**
+ * A committed flag change, built from its op by the applier (`applier.ts`): what the SDK stream,
+ * the OFREP and dashboard streams and webhook delivery follow. (The SDK's public `FlagChange` is
+ * what a client's listeners get; this is the server's.)
+ */
+export interface FlagCommit {
   env: Environment;
   revision: number;
   before: StoredFlag | null;
   after: StoredFlag | null;
   /** ISO 8601 time of the commit. */
   at: string;
-  /** Webhook deliveries committed with the change (`docs/protocol.md` §8). */
-  deliveries: StoredDelivery[];
   actor: Actor;
 }
+
+/** @deprecated the old name of `FlagCommit`, kept while the stream files move to it. */
+export type FlagChange = FlagCommit;
 
 /** The secret that signs now: the previous one during its grace period after a rotation. */
 export function signingSecret(webhook: StoredWebhook, now: number): string {

@@ -4,21 +4,18 @@
  * (`docs/protocol.md` §7, storage).
  */
 import { historyEntry, recordHistory } from './history.js';
-import {
-  type Actor,
-  type ApiKeyGrant,
-  Database,
-  type Environment,
-  type HistoryEntry,
-  type Source,
-  type StoredApiKey,
-  type StoredDelivery,
-  type StoredFlag,
-  type StoredProject,
-  type StoredWebhook,
+import type {
+  Actor,
+  ApiKeyGrant,
+  Environment,
+  MemoryState,
+  Source,
+  StoredApiKey,
+  StoredDelivery,
+  StoredFlag,
+  StoredProject,
+  StoredWebhook,
 } from './model.js';
-
-export { Database };
 
 /** Changes from before the history recorded actors were made through an API key. */
 export const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
@@ -55,87 +52,14 @@ export function scopeOf(op: Op): string {
   return 'env' in op ? op.env : '';
 }
 
-/**
- * Remembers the state of one scope (`scopeOf`) and answers a function that puts it back: for a
- * shared storage that applies a batch of writes to memory before it knows they committed.
- * Copies the scope's maps and arrays, so it costs what the environment holds.
- */
-export function captureScope(db: Database, scope: string): () => void {
-  if (scope === '') {
-    const projects = new Map(db.projects);
-    const { adminToken, streamSecret } = db;
-    return () => {
-      db.projects.clear();
-      for (const [key, project] of projects) db.projects.set(key, project);
-      db.adminToken = adminToken;
-      db.streamSecret = streamSecret;
-    };
-  }
-  const env = db.get(scope);
-  if (!env) return () => db.delete(scope);
-  const saved = {
-    revision: env.revision,
-    flags: new Map(env.flags),
-    webhooks: new Map(env.webhooks),
-    deliveries: new Map(env.deliveries),
-    generatedKeys: env.generatedKeys,
-    source: env.source,
-    apiKeys: env.apiKeys,
-    history: env.history.slice(),
-  };
-  // Put back into the same maps and array: whatever holds them keeps seeing the environment.
-  const refill = <K, V>(map: Map<K, V>, from: Map<K, V>) => {
-    map.clear();
-    for (const [key, value] of from) map.set(key, value);
-  };
-  return () => {
-    env.revision = saved.revision;
-    refill(env.flags, saved.flags);
-    refill(env.webhooks, saved.webhooks);
-    refill(env.deliveries, saved.deliveries);
-    env.generatedKeys = saved.generatedKeys;
-    env.source = saved.source;
-    env.apiKeys = saved.apiKeys;
-    env.history.length = 0;
-    for (const entry of saved.history) env.history.push(entry);
-  };
-}
-
-/** JSON form of the whole state, written by compaction. */
-export interface SnapshotData {
-  envs: Array<{
-    id: string;
-    project: string;
-    environment: string;
-    epoch: string;
-    revision: number;
-    keys: ApiKeyGrant[];
-    flags: StoredFlag[];
-    webhooks: StoredWebhook[];
-    deliveries?: StoredDelivery[];
-    source?: Source;
-    createdAt?: string;
-    apiKeys?: StoredApiKey[];
-    history?: HistoryEntry[];
-  }>;
-  projects?: StoredProject[];
-  adminToken?: string;
-  streamSecret?: string;
-}
-
-/** An empty database. */
-export function createDatabase(): Database {
-  return new Database();
-}
-
-function envOf(db: Database, id: string): Environment {
+function envOf(db: MemoryState, id: string): Environment {
   const env = db.get(id);
   if (!env) throw new Error(`store: op for unknown environment ${JSON.stringify(id)}`);
   return env;
 }
 
 /** Applies one op to the in-memory state; used both live and when replaying the log. */
-export function applyOp(db: Database, op: Op): void {
+export function applyOp(db: MemoryState, op: Op): void {
   switch (op.t) {
     case 'env': {
       const env = db.get(op.id);
@@ -229,78 +153,4 @@ export function applyOp(db: Database, op: Op): void {
       db.streamSecret = op.secret;
       return;
   }
-}
-
-function envSnapshot(env: Environment): SnapshotData['envs'][number] {
-  return {
-    id: env.id,
-    project: env.project,
-    environment: env.environment,
-    epoch: env.epoch,
-    revision: env.revision,
-    keys: env.generatedKeys,
-    flags: [...env.flags.values()],
-    webhooks: [...env.webhooks.values()],
-    deliveries: [...env.deliveries.values()],
-    source: env.source,
-    createdAt: env.createdAt,
-    apiKeys: env.apiKeys,
-    history: env.history,
-  };
-}
-
-/** What spans environments, as the snapshot holds it. */
-function sharedSnapshot(db: Database): Omit<SnapshotData, 'envs'> {
-  const shared: Omit<SnapshotData, 'envs'> = { projects: [...db.projects.values()] };
-  if (db.adminToken !== undefined) shared.adminToken = db.adminToken;
-  if (db.streamSecret !== undefined) shared.streamSecret = db.streamSecret;
-  return shared;
-}
-
-export function toSnapshot(db: Database): SnapshotData {
-  return { envs: [...db.values()].map(envSnapshot), ...sharedSnapshot(db) };
-}
-
-/** One scope's part of the snapshot (`scopeOf`): an environment's, or what spans them. */
-export type ScopeSnapshot = SnapshotData['envs'][number] | Omit<SnapshotData, 'envs'>;
-
-export function scopeSnapshot(db: Database, scope: string): ScopeSnapshot | undefined {
-  if (scope === '') return sharedSnapshot(db);
-  const env = db.get(scope);
-  return env && envSnapshot(env);
-}
-
-/** The whole snapshot from the snapshots of its scopes (`scopeSnapshot`). */
-export function joinScopeSnapshots(parts: ReadonlyMap<string, ScopeSnapshot>): SnapshotData {
-  const snapshot: SnapshotData = { envs: [] };
-  for (const [scope, part] of parts) {
-    if (scope === '') Object.assign(snapshot, part);
-    else snapshot.envs.push(part as SnapshotData['envs'][number]);
-  }
-  return snapshot;
-}
-
-export function fromSnapshot(data: SnapshotData): Database {
-  const db = createDatabase();
-  for (const e of data.envs) {
-    db.set(e.id, {
-      id: e.id,
-      project: e.project,
-      environment: e.environment,
-      epoch: e.epoch,
-      revision: e.revision,
-      flags: new Map(e.flags.map((f) => [f.key, f])),
-      webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
-      deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
-      generatedKeys: e.keys,
-      source: e.source ?? 'default',
-      createdAt: e.createdAt ?? new Date(0).toISOString(),
-      apiKeys: e.apiKeys ?? [],
-      history: e.history ?? [],
-    });
-  }
-  for (const project of data.projects ?? []) db.projects.set(project.key, project);
-  if (data.adminToken !== undefined) db.adminToken = data.adminToken;
-  if (data.streamSecret !== undefined) db.streamSecret = data.streamSecret;
-  return db;
 }

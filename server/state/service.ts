@@ -1,10 +1,9 @@
 /**
- * The service layer: every management operation on one environment, committed through
- * the storage seam. A write is applied to memory and appended to the journal in one
- * synchronous step (so racing writes see each other: one 201, one 409), answered once
- * the journal says it is durable, and published to change listeners (the stream,
- * webhook delivery) in commit order. Reads wait for pending writes to be durable, so no
- * one reads what a crash could still take back.
+ * The service layer: every management operation on one environment, through the one write
+ * protocol (`docs/architecture.md`). A write is a plan, decided by the storage under its scope's
+ * lock against memory holding every committed entry (so of racing writes, one 201 and one 409);
+ * its ops reach memory through the applier, and it is answered once durable. Reads are settled
+ * reads: they answer nothing a crash or a failed commit could take back.
  */
 import type {
   CreatedWebhook,
@@ -17,65 +16,42 @@ import type {
   Webhook,
 } from '../../src/core/types.js';
 import { ApiError, flagNotFound, webhookNotFound } from '../errors.js';
-import { isShared, type SharedStorage, type Storage } from '../store/storage.js';
+import type { Storage } from '../store/storage.js';
+import { flagCommitOf } from './applier.js';
 import { readHistory } from './history.js';
 import { newApiKey, newEpoch, newWebhookId, newWebhookSecret } from './ids.js';
-import {
-  type Actor,
-  type ApiKeyGrant,
-  type Environment,
-  type FlagChange,
-  type HistoryEntry,
-  type Source,
-  type StoredFlag,
-  type StoredWebhook,
-  signingSecret,
+import type {
+  Actor,
+  ApiKeyGrant,
+  Environment,
+  FlagCommit,
+  HistoryEntry,
+  MemoryState,
+  Source,
+  StoredFlag,
+  StoredWebhook,
 } from './model.js';
-import {
-  applyOp,
-  captureScope,
-  type Database,
-  type Op,
-  scopeOf,
-  scopeSnapshot,
-  UNKNOWN_ACTOR,
-} from './ops.js';
+import { signingSecret } from './model.js';
+import type { Op } from './ops.js';
 import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
-
-export type ChangeListener = (change: FlagChange) => void;
 
 /** What a write decides against the current state: the ops to commit and the answer. */
 interface Plan<T> {
   ops: Op[];
   result: T;
-  /** The flag change the ops make, published once they are durable. */
-  change?: FlagChange;
 }
 
-/** Plans what a change commits besides itself (webhook deliveries), atomically with it. */
-export type CommitPlanner = (change: FlagChange) => Op[];
+/** Plans what a flag change commits besides itself (webhook deliveries), atomically with it. */
+export type CommitPlanner = (change: FlagCommit) => Op[];
 
 export class FlagService {
-  readonly #db: Database;
-  readonly #storage: Storage;
-  /** The same storage when several instances share it, else `undefined`. */
-  readonly #shared: SharedStorage | undefined;
-  readonly #listeners: ChangeListener[] = [];
-  readonly #entryListeners: Array<(op: Op) => void> = [];
+  readonly #db: MemoryState;
+  readonly #storage: Storage<Op>;
   #planner: CommitPlanner | undefined;
 
-  readonly #onListenerError: (error: unknown) => void;
-
-  constructor(db: Database, storage: Storage, onListenerError: (error: unknown) => void) {
+  constructor(db: MemoryState, storage: Storage<Op>) {
     this.#db = db;
     this.#storage = storage;
-    this.#onListenerError = onListenerError;
-    this.#shared = isShared(storage) ? storage : undefined;
-    this.#shared?.setApplier({
-      apply: (ops) => this.#applyCommitted(ops),
-      capture: (scope) => captureScope(this.#db, scope),
-      snapshot: (scope) => scopeSnapshot(this.#db, scope),
-    });
   }
 
   /** Sets the planner of ops committed with every flag change (webhook deliveries). */
@@ -84,40 +60,20 @@ export class FlagService {
   }
 
   /**
-   * Commits ops that are not a flag change (delivery bookkeeping, keys, projects), all of one
-   * scope (`scopeOf`); resolves once durable.
+   * Commits what `plan` answers as one entry of `scope` (an environment's id, or `''` for what
+   * spans them), decided under the scope's lock against memory holding every entry committed to
+   * it (by any instance); `[]` commits nothing, a throw refuses. Resolves once durable.
    */
-  async commitOps(ops: Op[], onDurable?: () => void): Promise<void> {
-    if (ops.length === 0) return;
-    await this.#write(scopeOf(ops[0]!), () => ({ ops, result: undefined }), onDurable);
+  async commit(scope: string, plan: () => Op[]): Promise<void> {
+    await this.#storage.commit(scope, plan);
   }
 
   /**
-   * Commits what `plan` answers, decided against the current state (on shared storage: with
-   * every instance's commits to `scope` seen, under its lock); `[]` commits nothing, a throw
-   * refuses. For what must not be done twice by two instances (a project, the first token).
+   * A settled read (`Storage.readSettled`): runs `read` against memory holding every entry
+   * committed to `scope` (`null`: memory as it stands), and answers once all it could see is durable.
    */
-  async commitPlanned(scope: string, plan: () => Op[]): Promise<void> {
-    await this.#write(scope, () => ({ ops: plan(), result: undefined }));
-  }
-
-  /**
-   * On shared storage, calls `listener` with every op committed by any instance, in commit
-   * order per environment, once it is in memory: how an instance learns of keys, environments
-   * and deliveries made elsewhere. Never called with a storage of its own.
-   */
-  onCommitted(listener: (op: Op) => void): void {
-    this.#entryListeners.push(listener);
-  }
-
-  /** Whether several instances share the storage. */
-  get shared(): boolean {
-    return this.#shared !== undefined;
-  }
-
-  /** Registers a listener for committed flag changes, called in commit order once durable. */
-  onChange(listener: ChangeListener): void {
-    this.#listeners.push(listener);
+  readSettled<T>(scope: string | null, read: () => T): Promise<T> {
+    return this.#storage.readSettled(scope, read);
   }
 
   /**
@@ -131,7 +87,6 @@ export class FlagService {
     source: Source = generateKeys ? 'default' : 'config',
   ): Promise<Environment> {
     const id = `${project}/${environment}`;
-    // Memory holds only what is committed (or, with a storage of its own, being made durable).
     const existing = this.#db.get(id);
     if (existing) return existing;
     await this.#write(id, () => {
@@ -167,15 +122,6 @@ export class FlagService {
 
   getFlag(env: Environment, key: string): Promise<Flag> {
     return this.#read(env, () => toFlag(this.requireFlag(env, key)));
-  }
-
-  /**
-   * Resolves once memory holds every committed write to `scope` (an environment's id, or `''`
-   * for projects; on shared storage: writes through other instances), for checks made before a
-   * write: `requireFlag`, a delivery, a project.
-   */
-  fresh(scope: string): Promise<void> {
-    return this.#shared ? this.#shared.sync(scope) : Promise.resolve();
   }
 
   /** The stored flag or 404; for validating a PATCH against the flag's type. */
@@ -261,15 +207,6 @@ export class FlagService {
   /** The environment's flag changes, newest first (`docs/protocol.md` §10.3). */
   history(env: Environment, flag: string | undefined, limit: number): Promise<HistoryEntry[]> {
     return this.#read(env, () => readHistory(env, flag, limit));
-  }
-
-  /**
-   * Resolves once every write applied to memory so far is durable: what evaluations from memory
-   * (OFREP, the overview) answer after. On shared storage, at once unless a batch of writes is
-   * being committed; rejects with `UNAVAILABLE` if one that memory held failed to commit.
-   */
-  settled(): Promise<void> {
-    return this.#storage.barrier();
   }
 
   listWebhooks(env: Environment): Promise<Webhook[]> {
@@ -359,50 +296,19 @@ export class FlagService {
     });
   }
 
-  /**
-   * Runs a read of memory so that it answers only what is durable: with a storage of its own,
-   * the read sees pending writes and is answered once they are durable; on shared storage,
-   * memory first catches up with every instance's commits to the environment.
-   */
-  async #read<T>(env: Environment, read: () => T): Promise<T> {
-    if (this.#shared) {
-      await this.#shared.sync(env.id);
-      return read();
-    }
-    const result = read();
-    await this.#storage.barrier();
-    return result;
+  #read<T>(env: Environment, read: () => T): Promise<T> {
+    return this.#storage.readSettled(env.id, read);
   }
 
-  /**
-   * Decides a write with `plan` and commits its ops as one entry; resolves with the plan's
-   * result once durable. With a storage of its own, the plan runs now against memory and its
-   * ops are applied at once (racing writes see each other). On shared storage it runs inside
-   * the database transaction that holds `scope`, and memory
-   * learns the ops when the entry is applied, like any other instance's.
-   */
-  async #write<T>(scope: string, plan: () => Plan<T>, onDurable?: () => void): Promise<T> {
-    if (this.#shared) {
-      let result: T | undefined;
-      await this.#shared.transact(scope, () => {
-        const planned = plan();
-        result = planned.result;
-        return planned.ops;
-      });
-      onDurable?.();
-      return result as T;
-    }
-    const { ops, result, change } = plan();
-    if (ops.length === 0) {
-      await this.#storage.barrier();
-      return result;
-    }
-    for (const op of ops) applyOp(this.#db, op);
-    await this.#storage.append(ops, () => {
-      onDurable?.();
-      if (change) this.#publish(change);
+  /** Decides a write with `plan` and commits its ops as one entry; resolves with its result once durable. */
+  async #write<T>(scope: string, plan: () => Plan<T>): Promise<T> {
+    let result: T | undefined;
+    await this.#storage.commit(scope, () => {
+      const planned = plan();
+      result = planned.result;
+      return planned.ops;
     });
-    return result;
+    return result as T;
   }
 
   /** The op of a flag change and what commits with it (its webhook deliveries). */
@@ -412,68 +318,16 @@ export class FlagService {
     after: StoredFlag | null,
     at: string,
     actor: Actor,
-  ): { ops: Op[]; change: FlagChange } {
+  ): { ops: Op[] } {
     const revision = env.revision + 1;
-    let op: Op;
+    let op: Extract<Op, { t: 'flag' | 'flag-del' }>;
     if (after) {
       after.version = revision;
       op = { t: 'flag', env: env.id, rev: revision, flag: after, by: actor };
     } else {
       op = { t: 'flag-del', env: env.id, rev: revision, key: before!.key, at, by: actor };
     }
-    const change: FlagChange = { env, revision, before, after, at, deliveries: [], actor };
-    const planned = this.#planner?.(change) ?? [];
-    return { ops: [op, ...planned], change };
-  }
-
-  #publish(change: FlagChange): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(change);
-      } catch (error) {
-        this.#onListenerError(error);
-      }
-    }
-  }
-
-  /**
-   * Applies one entry of shared storage (by this instance or another) to memory, and answers
-   * the function that publishes the flag changes it makes, with the deliveries committed
-   * alongside each: called at once for a committed entry, after `COMMIT` for a batch.
-   */
-  #applyCommitted(ops: Op[]): () => void {
-    const changes: FlagChange[] = [];
-    for (const op of ops) {
-      if (op.t === 'flag' || op.t === 'flag-del') {
-        const env = this.#db.get(op.env);
-        const key = op.t === 'flag' ? op.flag.key : op.key;
-        const before = env?.flags.get(key) ?? null;
-        const fresh = env !== undefined && op.rev > env.revision;
-        applyOp(this.#db, op);
-        if (env && fresh) {
-          const after = op.t === 'flag' ? op.flag : null;
-          const at = op.t === 'flag' ? op.flag.updatedAt : (op.at ?? new Date().toISOString());
-          const actor = op.by ?? UNKNOWN_ACTOR;
-          changes.push({ env, revision: op.rev, before, after, at, deliveries: [], actor });
-        }
-      } else {
-        applyOp(this.#db, op);
-        if (op.t === 'delivery' && changes.length > 0 && op.delivery.attempts === 0)
-          changes[changes.length - 1]!.deliveries.push(op.delivery);
-      }
-    }
-    return () => {
-      for (const change of changes) this.#publish(change);
-      for (const op of ops) {
-        for (const listener of this.#entryListeners) {
-          try {
-            listener(op);
-          } catch (error) {
-            this.#onListenerError(error);
-          }
-        }
-      }
-    };
+    return { ops: [op, ...(this.#planner?.(flagCommitOf(env, op, before)) ?? [])] };
   }
 }
 

@@ -15,8 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Op, SnapshotData } from '../state/ops.js';
-import type { LoadedState, Storage } from './storage.js';
+import type { LoadedState, Memory, Storage } from './storage.js';
 
 export interface FileStorageOptions {
   dir: string;
@@ -61,11 +60,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-export function createFileStorage(options: FileStorageOptions): Storage {
-  return new FileStorage(options);
+export function createFileStorage<Op>(options: FileStorageOptions): Storage<Op> {
+  return new FileStorage<Op>(options);
 }
 
-class FileStorage implements Storage {
+/**
+ * One instance owns the data directory, so a scope's lock is the event loop: a write's plan runs,
+ * and its entry reaches memory, in the same synchronous step as its `commit` call, so racing
+ * writes see each other (one 201, one 409). Memory thus holds an entry before it is durable;
+ * it is published, and answered, only after, and a settled read waits for it. A failed write
+ * fails the storage: every later commit and read is refused.
+ */
+class FileStorage<Op> implements Storage<Op> {
+  readonly description: string;
   readonly #dir: string;
   readonly #options: FileStorageOptions;
   #journal: FileHandle | undefined;
@@ -77,18 +84,19 @@ class FileStorage implements Storage {
   #idle: Array<() => void> = [];
   #failure: Error | undefined;
   #closed: Promise<void> | undefined;
-  #source: (() => SnapshotData) | undefined;
+  #memory: Memory<Op> | undefined;
   #locked = false;
 
   constructor(options: FileStorageOptions) {
     this.#options = options;
     this.#dir = resolve(options.dir);
+    this.description = `${options.dir} (durable)`;
   }
 
-  async load(): Promise<LoadedState> {
+  async load(): Promise<LoadedState<Op>> {
     await mkdir(this.#dir, { recursive: true });
     await this.#lock();
-    let snapshot: SnapshotData | null = null;
+    let snapshot: unknown;
     let snapshotSeq = 0;
     const snapshotPath = join(this.#dir, SNAPSHOT);
     try {
@@ -100,7 +108,7 @@ class FileStorage implements Storage {
       if (parsed.format !== FORMAT || typeof parsed.seq !== 'number' || typeof parsed.data !== 'object') {
         throw new Error(`unknown snapshot format ${JSON.stringify(parsed.format)}`);
       }
-      snapshot = parsed.data as SnapshotData;
+      snapshot = parsed.data;
       snapshotSeq = parsed.seq;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
@@ -156,12 +164,43 @@ class FileStorage implements Storage {
     this.#seq = seq;
     this.#entries = entries.length;
     this.#bytes = end;
-    return { snapshot, entries };
+    return { snapshots: snapshot === undefined ? [] : [{ scope: undefined, data: snapshot }], entries };
   }
 
-  append(ops: readonly Op[], onDurable?: () => void): Promise<void> {
+  attach(memory: Memory<Op>): void {
+    this.#memory = memory;
+  }
+
+  commit(_scope: string, plan: () => Op[]): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#closed || !this.#journal) return Promise.reject(new Error('store: closed'));
+    if (this.#closed || !this.#journal || !this.#memory) return Promise.reject(new Error('store: closed'));
+    let ops: Op[];
+    try {
+      ops = plan();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    // A write that changes nothing answers once what it was decided against is durable.
+    if (ops.length === 0) return this.#barrier();
+    return this.#append(ops, this.#memory.apply(ops));
+  }
+
+  async readSettled<T>(_scope: string | null, read: () => T): Promise<T> {
+    // Memory may hold entries still being written: read them, answer once they are durable.
+    const value = read();
+    await this.#barrier();
+    return value;
+  }
+
+  lease(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
+  unlease(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #append(ops: readonly Op[], onDurable: () => void): Promise<void> {
     this.#seq += 1;
     const line = `${JSON.stringify({ s: this.#seq, o: ops })}\n`;
     return new Promise((resolve, reject) => {
@@ -170,17 +209,13 @@ class FileStorage implements Storage {
     });
   }
 
-  barrier(): Promise<void> {
+  #barrier(): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (!this.#running && this.#queue.length === 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       this.#queue.push({ line: '', onDurable: undefined, resolve, reject });
       this.#kick();
     });
-  }
-
-  setSnapshotSource(source: () => SnapshotData): void {
-    this.#source = source;
   }
 
   close(): Promise<void> {
@@ -251,15 +286,15 @@ class FileStorage implements Storage {
 
   #dueForCompaction(): boolean {
     return (
-      this.#source !== undefined &&
+      this.#memory !== undefined &&
       (this.#entries >= this.#options.compactAfterEntries || this.#bytes >= this.#options.compactAfterBytes)
     );
   }
 
   /** Runs only when no entry is pending, so the in-memory state is exactly entries 1..seq. */
   async #compact(): Promise<void> {
-    if (!this.#source) return;
-    const text = JSON.stringify({ format: FORMAT, seq: this.#seq, data: this.#source() });
+    if (!this.#memory) return;
+    const text = JSON.stringify({ format: FORMAT, seq: this.#seq, data: this.#memory.snapshot() });
     const target = join(this.#dir, SNAPSHOT);
     const temp = `${target}.tmp`;
     const handle = await open(temp, 'w');

@@ -1,16 +1,21 @@
-/** Storage that keeps nothing: for tests and `--memory`. Every append is "durable" at once. */
-import type { Op } from '../state/ops.js';
-import type { LoadedState, Storage } from './storage.js';
+/** Storage that keeps nothing: for tests and `--memory`. Every entry is "durable" at once. */
+import type { LoadedState, Memory, Storage } from './storage.js';
 
-export function createMemoryStorage(): Storage {
+export function createMemoryStorage<Op>(): Storage<Op> {
+  let memory: Memory<Op> | undefined;
   return {
-    load: async (): Promise<LoadedState> => ({ snapshot: null, entries: [] }),
-    append(_ops: readonly Op[], onDurable?: () => void): Promise<void> {
-      onDurable?.();
-      return Promise.resolve();
+    description: 'in memory (nothing is kept)',
+    load: async (): Promise<LoadedState<Op>> => ({ snapshots: [], entries: [] }),
+    attach(attached) {
+      memory = attached;
     },
-    barrier: () => Promise.resolve(),
-    setSnapshotSource: () => {},
-    close: () => Promise.resolve(),
+    async commit(_scope, plan) {
+      const ops = plan();
+      if (ops.length > 0) memory!.apply(ops)();
+    },
+    readSettled: async (_scope, read) => read(),
+    lease: async () => 0,
+    unlease: async () => {},
+    close: async () => {},
   };
 }

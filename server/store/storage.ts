@@ -1,74 +1,63 @@
 /**
- * The storage seam: an append-only journal of committed entries plus snapshots.
- * The server keeps its state in memory and asks the storage only to make each
- * entry durable, so a networked store can replace the file store behind this
- * interface without touching the handlers.
+ * The storage seam: one write protocol for every store (`docs/architecture.md`, "One write
+ * protocol"). The server answers from memory; a storage makes what memory holds durable and,
+ * where several instances share it, brings what the others commit. Memory changes only through
+ * the `Memory` the storage is attached to, one committed entry at a time, in commit order per
+ * scope, whichever store this is.
+ *
+ * A storage never looks inside an op or a snapshot: both are JSON values of the state layer,
+ * which names their type (`Op`).
  */
-import type { Op, ScopeSnapshot, SnapshotData } from '../state/ops.js';
 
-/** What the storage held when it was opened: the last snapshot and every entry after it. */
-export interface LoadedState {
-  snapshot: SnapshotData | null;
+/** What the storage held when it was opened: snapshots, then every entry after them, in order. */
+export interface LoadedState<Op> {
+  /** Snapshots as `Memory.snapshot` gave them: of the whole state (`scope: undefined`) or of one scope. */
+  snapshots: Array<{ scope: string | undefined; data: unknown }>;
   entries: Op[][];
 }
 
-export interface Storage {
-  /** Reads the durable state. Called once, before any `append`. */
-  load(): Promise<LoadedState>;
+/** How a storage reaches memory. */
+export interface Memory<Op> {
   /**
-   * Records one entry (ops that commit together, atomically). Resolves once the
-   * entry is durable. `onDurable` runs first, in append order, so whatever
-   * publishes a change sees changes in commit order.
+   * Applies one entry to memory and answers the function that publishes what it changed. The
+   * storage calls that function once the entry is durable, in commit order.
    */
-  append(ops: readonly Op[], onDurable?: () => void): Promise<void>;
-  /** Resolves once every entry appended so far is durable. */
-  barrier(): Promise<void>;
-  /** Gives the storage a way to read the whole current state, for compaction. */
-  setSnapshotSource(source: () => SnapshotData): void;
-  /** Flushes what is pending, compacts, and releases files. Idempotent. */
-  close(): Promise<void>;
-}
-
-/**
- * A storage that several server instances share (Postgres, `docs/scaling.md`). Memory is no
- * longer the first copy of a write: a write runs its `plan` inside a database transaction that
- * holds the scope's lock, against a state caught up with every instance's commits, and every
- * committed entry, this instance's or another's, reaches memory through the applier, once and
- * in commit order per scope.
- */
-export interface SharedStorage extends Storage {
-  readonly shared: true;
-  /** What the log line says after `storage:`, e.g. `postgres (HOST:PORT/DB)`; never a password. */
-  readonly description: string;
-  /** Sets how entries reach memory; catching up starts then. */
-  setApplier(applier: Applier): void;
-  /**
-   * Commits what `plan` returns as one entry of `scope` (an environment id, or `''` for what
-   * spans them), with `plan` run under the scope's lock after catching up; an empty plan
-   * commits nothing. Rejects with what `plan` throws, or `UNAVAILABLE` when the database is.
-   */
-  transact(scope: string, plan: () => Op[]): Promise<void>;
-  /** Resolves once memory holds every entry committed to `scope` so far. */
-  sync(scope: string): Promise<void>;
-  /**
-   * Claims a webhook delivery for one attempt, for `leaseMs`, unless another instance holds it
-   * or it is no longer pending: answers when the claim could next be tried, or `0` when claimed.
-   */
-  claim(deliveryId: string, leaseMs: number): Promise<number>;
-  /** Gives a claim back after its attempt was recorded. */
-  release(deliveryId: string): Promise<void>;
-}
-
-/** How a shared storage changes memory. */
-export interface Applier {
-  /** Applies one entry to memory; answers the function that publishes what it changed. */
-  apply(ops: Op[]): () => void;
-  /** Remembers one scope's state; answers the function that puts it back. */
+  apply(ops: readonly Op[]): () => void;
+  /** Remembers one scope's state; answers the function that puts it back (a group commit that failed). */
   capture(scope: string): () => void;
-  /** The scope's state as a snapshot part (`scopeSnapshot`), for compaction. */
-  snapshot(scope: string): ScopeSnapshot | undefined;
+  /** The whole state (no `scope`) or one scope's, as a JSON value, for compaction. */
+  snapshot(scope?: string): unknown;
 }
 
-export function isShared(storage: Storage): storage is SharedStorage {
-  return (storage as Partial<SharedStorage>).shared === true;
+export interface Storage<Op> {
+  /** Where the data is kept, for the start-up log: never a password. */
+  readonly description: string;
+  /** Reads the durable state. Called once, before `attach`. */
+  load(): Promise<LoadedState<Op>>;
+  /** Attaches memory, built from what `load` answered; entries reach it only through `memory.apply` from now on. */
+  attach(memory: Memory<Op>): void;
+  /**
+   * Commits what `plan` answers as one entry of `scope` (an environment's id, or `''` for what
+   * spans environments). `plan` runs under the scope's lock, against memory that holds every
+   * entry committed to the scope, and the writes grouped before it in the same commit; `[]`
+   * commits nothing, a throw refuses. Resolves once the entry is durable, in memory and
+   * published; rejects with what `plan` throws, or `StorageUnavailableError`.
+   */
+  commit(scope: string, plan: () => Op[]): Promise<void>;
+  /**
+   * A settled read: runs `read` against memory holding every entry committed to `scope` (`null`:
+   * memory as it stands, which follows other instances' commits as they are announced), and
+   * answers once everything it could see is durable, so no one is answered what a crash or a
+   * failed commit could take back.
+   */
+  readSettled<T>(scope: string | null, read: () => T): Promise<T>;
+  /**
+   * Takes the lease `name` for `ms` unless another instance holds it: answers `0` when taken,
+   * else the epoch milliseconds when to try again. A storage of one instance always grants it.
+   */
+  lease(name: string, ms: number): Promise<number>;
+  /** Gives a lease back. */
+  unlease(name: string): Promise<void>;
+  /** Flushes what is pending, compacts, and releases files and connections. Idempotent. */
+  close(): Promise<void>;
 }

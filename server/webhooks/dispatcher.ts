@@ -9,37 +9,37 @@
  *   turn, so a receiver that hangs cannot hold up the others), a timeout for the whole
  *   exchange, no redirects followed. 2xx succeeds; `410 Gone` deactivates the webhook; anything
  *   else is retried on the schedule with +-20 % jitter until it runs out.
- * - Each outcome is committed before the next attempt is scheduled.
+ * - Each outcome is committed before the next attempt is scheduled. Whatever commits a pending
+ *   delivery (a change, a retry, a redelivery, a test, on this instance or another) schedules it
+ *   through `committed`, the applier's op listener.
+ * - An attempt is made under the delivery's lease (`Leases`), so of several instances sharing a
+ *   database one makes it; a storage of one instance always grants it.
  */
 import { createHmac } from 'node:crypto';
 import { Agent, request } from 'undici';
+import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { newEventId } from '../state/ids.js';
 import {
   type Environment,
-  type FlagChange,
+  type EventPayload,
+  type FlagCommit,
+  type MemoryState,
   type StoredDelivery,
   signingSecret,
-  type WebhookEventData,
   type WebhookEventType,
 } from '../state/model.js';
-import type { Database, Op } from '../state/ops.js';
+import type { Op } from '../state/ops.js';
 import type { FlagService } from '../state/service.js';
+import { StorageUnavailableError } from '../store/errors.js';
+import type { Storage } from '../store/storage.js';
 import { envelope, eventOf, newDelivery, subscribers } from './events.js';
 
-/**
- * Claims of attempts, where several instances share the storage (`docs/scaling.md`): an
- * instance attempts a delivery only while it holds its lease, so each attempt is made once.
- */
-export interface DeliveryClaims {
-  /** `0` when claimed, else when to try again (`Infinity`: no longer pending). */
-  claim(deliveryId: string, leaseMs: number): Promise<number>;
-  release(deliveryId: string): Promise<void>;
-}
+/** The storage's leases (`Storage.lease`): an attempt is made only under its delivery's. */
+export type Leases = Pick<Storage<Op>, 'lease' | 'unlease'>;
 
 export interface DispatcherOptions {
-  /** Set where several instances share the storage. */
-  claims?: DeliveryClaims;
+  leases: Leases;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
   concurrency: number;
@@ -55,7 +55,7 @@ export function sign(secret: string, body: string): string {
 }
 
 export class Dispatcher {
-  readonly #db: Database;
+  readonly #db: MemoryState;
   readonly #service: FlagService;
   readonly #options: DispatcherOptions;
   readonly #agent: Agent;
@@ -73,7 +73,7 @@ export class Dispatcher {
   #active = 0;
   #closed = false;
 
-  constructor(db: Database, service: FlagService, options: DispatcherOptions) {
+  constructor(db: MemoryState, service: FlagService, options: DispatcherOptions) {
     this.#db = db;
     this.#service = service;
     this.#options = options;
@@ -81,21 +81,16 @@ export class Dispatcher {
   }
 
   /** Deliveries to commit with a change (the service's planner). */
-  readonly plan = (change: FlagChange): Op[] => {
+  readonly plan = (change: FlagCommit): Op[] => {
     const { type, data } = eventOf(change);
-    return this.#planEvent(change.env, type, data, change.at, change.deliveries);
-  };
-
-  /** Schedules the deliveries of a durable change (a service change listener). */
-  readonly committed = (change: FlagChange): void => {
-    for (const delivery of change.deliveries) this.#schedule(change.env, delivery);
+    return this.#planEvent(change.env, type, data, change.at);
   };
 
   /**
-   * Schedules a pending delivery committed by any instance (on shared storage, a
-   * `FlagService.onCommitted` listener): a retry, a redelivery or a test made elsewhere.
+   * Schedules a pending delivery once committed, by this instance or another (the applier's op
+   * listener): a change's, a retry, a redelivery, a test.
    */
-  readonly replicated = (op: Op): void => {
+  readonly committed = (op: Op): void => {
     if (op.t !== 'delivery' || op.delivery.status !== 'pending') return;
     const env = this.#db.get(op.env);
     if (env) this.#schedule(env, op.delivery);
@@ -109,34 +104,40 @@ export class Dispatcher {
     }
   }
 
-  /** Delivers `delivery`'s event again, with the same event id, as a new delivery. */
-  async redeliver(env: Environment, delivery: StoredDelivery): Promise<StoredDelivery> {
-    const hook = env.webhooks.get(delivery.webhookId)!;
-    const copy = newDelivery(
-      hook,
-      delivery.eventId,
-      delivery.type,
-      delivery.data,
-      delivery.createdAt,
-      Date.now(),
-    );
-    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery: copy }]);
-    this.#schedule(env, copy);
-    return copy;
+  /**
+   * Delivers the event of delivery `deliveryId` of webhook `webhookId` again, with the same event
+   * id, as a new delivery; 404 when either is not there.
+   */
+  async redeliver(env: Environment, webhookId: string, deliveryId: string): Promise<StoredDelivery> {
+    let copy: StoredDelivery | undefined;
+    await this.#service.commit(env.id, () => {
+      const hook = env.webhooks.get(webhookId);
+      if (!hook) throw webhookNotFound(webhookId);
+      const delivery = env.deliveries.get(deliveryId);
+      if (delivery?.webhookId !== webhookId)
+        throw new ApiError(404, 'NOT_FOUND', `delivery ${JSON.stringify(deliveryId)} not found`);
+      const { eventId, type, data, createdAt } = delivery;
+      copy = newDelivery(hook, eventId, type, data, createdAt, Date.now());
+      return [{ t: 'delivery', env: env.id, delivery: copy }];
+    });
+    return copy!;
   }
 
-  /** Sends a signed `webhook.test` event to one webhook (active or not). */
+  /** Sends a signed `webhook.test` event to one webhook (active or not); 404 when it is not there. */
   async test(env: Environment, webhookId: string): Promise<StoredDelivery> {
-    const hook = env.webhooks.get(webhookId)!;
-    const now = Date.now();
-    const data: WebhookEventData = {
+    const data: EventPayload = {
       action: 'test',
       flag: { key: 'flagwire-test', type: 'boolean', enabled: true, description: 'a test event' },
     };
-    const delivery = newDelivery(hook, newEventId(), 'webhook.test', data, new Date(now).toISOString(), now);
-    await this.#service.commitOps([{ t: 'delivery', env: env.id, delivery }]);
-    this.#schedule(env, delivery);
-    return delivery;
+    let delivery: StoredDelivery | undefined;
+    await this.#service.commit(env.id, () => {
+      const hook = env.webhooks.get(webhookId);
+      if (!hook) throw webhookNotFound(webhookId);
+      const now = Date.now();
+      delivery = newDelivery(hook, newEventId(), 'webhook.test', data, new Date(now).toISOString(), now);
+      return [{ t: 'delivery', env: env.id, delivery }];
+    });
+    return delivery!;
   }
 
   /** Stops scheduling and aborts attempts under way (they stay pending and resume at the next start). */
@@ -153,13 +154,7 @@ export class Dispatcher {
     if (typeof this.#agent.close === 'function') await this.#agent.close().catch(() => {});
   }
 
-  #planEvent(
-    env: Environment,
-    type: WebhookEventType,
-    data: WebhookEventData,
-    at: string,
-    out: StoredDelivery[],
-  ): Op[] {
+  #planEvent(env: Environment, type: WebhookEventType, data: EventPayload, at: string): Op[] {
     const hooks = subscribers(env, type);
     if (hooks.length === 0) return [];
     const eventId = newEventId();
@@ -167,7 +162,6 @@ export class Dispatcher {
     const ops: Op[] = [];
     for (const hook of hooks) {
       const delivery = newDelivery(hook, eventId, type, data, at, now);
-      out.push(delivery);
       ops.push({ t: 'delivery', env: env.id, delivery }, ...this.#prune(env, hook.id));
     }
     return ops;
@@ -241,7 +235,7 @@ export class Dispatcher {
     try {
       if (!this.#closed) await this.#attempt(env, id);
     } catch (error) {
-      if (this.#options.claims && (error as { code?: unknown })?.code === 'UNAVAILABLE') {
+      if (error instanceof StorageUnavailableError) {
         // The database went away before the outcome was recorded: whoever holds the lease
         // next (this instance or another) makes the attempt again.
         this.#scheduleAt(env, id, Date.now() + this.#leaseMs);
@@ -287,34 +281,35 @@ export class Dispatcher {
     }
   }
 
-  /** Whether this instance may attempt the delivery now; reschedules it when it may not. */
-  async #claim(env: Environment, id: string): Promise<boolean> {
-    const claims = this.#options.claims;
-    if (!claims) return true;
+  /** Takes the delivery's lease, so this instance alone attempts it now; reschedules it when it may not. */
+  async #lease(env: Environment, id: string): Promise<boolean> {
     let next: number;
     try {
-      next = await claims.claim(id, this.#leaseMs);
+      next = await this.#options.leases.lease(leaseName(id), this.#leaseMs);
     } catch {
       next = Date.now() + 1000;
     }
     if (next === 0) return true;
-    if (Number.isFinite(next)) this.#scheduleAt(env, id, next);
+    this.#scheduleAt(env, id, next);
     return false;
   }
 
+  #unlease(id: string): Promise<void> {
+    return this.#options.leases.unlease(leaseName(id)).catch(() => {});
+  }
+
   async #attempt(env: Environment, id: string): Promise<void> {
-    // Claimed first (on shared storage that also waits for a batch that may delete it and fail).
-    if (!(await this.#claim(env, id))) return;
-    // Read after the claim: memory then holds every attempt recorded by any instance.
-    const delivery = env.deliveries.get(id);
+    if (!(await this.#lease(env, id))) return;
+    // Read under the lease: memory then holds every attempt recorded by any instance.
+    const delivery = await this.#service.readSettled(env.id, () => env.deliveries.get(id));
     const hook = delivery && env.webhooks.get(delivery.webhookId);
     if (!delivery || !hook || delivery.status !== 'pending') {
-      await this.#options.claims?.release(id).catch(() => {});
+      await this.#unlease(id);
       return;
     }
     if ((delivery.nextAttemptAt ?? 0) > Date.now()) {
       // Another instance made an attempt meanwhile and set the next one: keep to the schedule.
-      await this.#options.claims?.release(id).catch(() => {});
+      await this.#unlease(id);
       this.#schedule(env, delivery);
       return;
     }
@@ -355,7 +350,7 @@ export class Dispatcher {
     } catch (error) {
       if (this.#closed) {
         // Shutting down: stays pending, resumes at the next start (or on another instance now).
-        await this.#options.claims?.release(id).catch(() => {});
+        await this.#unlease(id);
         return;
       }
       failure = timeout.aborted
@@ -384,9 +379,10 @@ export class Dispatcher {
   }
 
   /**
-   * Commits an attempt's outcome, unless another outcome got there first (on shared storage,
-   * another instance's, after this one's lease ran out): a late outcome never overwrites a newer
-   * one. `deactivate` turns the webhook off as it is then (a 410), keeping concurrent changes.
+   * Commits an attempt's outcome, unless another outcome got there first (another instance's,
+   * after this one's lease ran out): a late outcome never overwrites a newer one. `deactivate`
+   * turns the webhook off as it is then (a 410), keeping concurrent changes. A retry is
+   * scheduled by `committed`, like any pending delivery; the lease is given back after.
    */
   async #record(
     env: Environment,
@@ -394,16 +390,17 @@ export class Dispatcher {
     outcome: StoredDelivery,
     deactivate: boolean,
   ): Promise<void> {
-    let recorded = false;
-    await this.#service.commitPlanned(env.id, () => {
+    await this.#service.commit(env.id, () => {
       const current = env.deliveries.get(outcome.id);
       if (current?.status !== 'pending' || current.attempts !== before.attempts) return [];
-      recorded = true;
       const ops: Op[] = [{ t: 'delivery', env: env.id, delivery: outcome }];
       const hook = env.webhooks.get(outcome.webhookId);
       if (deactivate && hook) ops.push({ t: 'webhook', env: env.id, webhook: { ...hook, active: false } });
       return ops;
     });
-    if (recorded && outcome.status === 'pending') this.#schedule(env, outcome);
+    await this.#unlease(outcome.id);
   }
 }
+
+/** The lease an attempt at delivery `id` is made under. */
+const leaseName = (id: string): string => `webhook-delivery:${id}`;

@@ -5,10 +5,10 @@
 import { newDeliveryId } from '../state/ids.js';
 import type {
   Environment,
-  FlagChange,
+  EventPayload,
+  FlagCommit,
   StoredDelivery,
   StoredWebhook,
-  WebhookEventData,
   WebhookEventType,
 } from '../state/model.js';
 import { toFlag } from '../state/representation.js';
@@ -20,7 +20,7 @@ const TRACKED = ['enabled', 'percentage', 'description'] as const;
  * changed in the same write go in `previous`), `flag.updated` for anything else, creation
  * and deletion included.
  */
-export function eventOf(change: FlagChange): { type: WebhookEventType; data: WebhookEventData } {
+export function eventOf(change: FlagCommit): { type: WebhookEventType; data: EventPayload } {
   const { before, after } = change;
   if (!before) return { type: 'flag.updated', data: { action: 'created', flag: toFlag(after!) } };
   if (!after) return { type: 'flag.updated', data: { action: 'deleted', flag: toFlag(before) } };
@@ -38,7 +38,7 @@ export function newDelivery(
   webhook: StoredWebhook,
   eventId: string,
   type: WebhookEventType,
-  data: WebhookEventData,
+  data: EventPayload,
   createdAt: string,
   now: number,
 ): StoredDelivery {

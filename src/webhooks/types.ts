@@ -40,13 +40,16 @@ export interface ConstructEventOptions {
  */
 export type WebhookAction = 'created' | 'updated' | 'deleted' | 'test';
 
-/** One delivery attempt of an event. Fresh on every retry, unlike the event `id`. */
+/**
+ * One delivery of an event to one webhook, as this attempt sends it. A redelivery is a new
+ * delivery with a new `id`; the event `id` stays the same for both.
+ */
 export interface WebhookDelivery {
-  /** Id of this attempt, `dlv_...`. */
+  /** Id of this delivery, `dlv_...`: the same on every attempt (retry) of it. */
   id: string;
   /** 1 for the first attempt, then 2, 3 ... */
   attempt: number;
-  /** When this attempt was sent, in unix seconds: what replay protection checks. */
+  /** When this attempt was sent, in unix seconds, fresh on every attempt: what replay protection checks. */
   sentAt: number;
 }
 

@@ -1,6 +1,6 @@
 /** `/webhooks` and `/webhooks/:id` (`docs/protocol.md` §3.2). */
 import { validateCreateWebhook, validateUpdateWebhook } from '../../../src/core/validation.js';
-import { ApiError, validationError, webhookNotFound } from '../../errors.js';
+import { validationError } from '../../errors.js';
 import { toDelivery } from '../../state/representation.js';
 import type { FlagService } from '../../state/service.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
@@ -69,15 +69,12 @@ export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secr
         readOnly: false,
         body: false,
         action: 'redeliver webhook events',
-        handler: async ({ res, grant, params }) => {
-          await service.fresh(grant.env.id);
-          if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
-          const delivery = grant.env.deliveries.get(params.deliveryId!);
-          if (!delivery || delivery.webhookId !== params.id) {
-            throw new ApiError(404, 'NOT_FOUND', `delivery ${JSON.stringify(params.deliveryId)} not found`);
-          }
-          sendJson(res, 202, toDelivery(await dispatcher.redeliver(grant.env, delivery)));
-        },
+        handler: async ({ res, grant, params }) =>
+          sendJson(
+            res,
+            202,
+            toDelivery(await dispatcher.redeliver(grant.env, params.id!, params.deliveryId!)),
+          ),
       },
     }),
     defineRoute('webhooks/:id/test', {
@@ -85,11 +82,8 @@ export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secr
         readOnly: false,
         body: false,
         action: 'send test events',
-        handler: async ({ res, grant, params }) => {
-          await service.fresh(grant.env.id);
-          if (!grant.env.webhooks.has(params.id!)) throw webhookNotFound(params.id!);
-          sendJson(res, 202, toDelivery(await dispatcher.test(grant.env, params.id!)));
-        },
+        handler: async ({ res, grant, params }) =>
+          sendJson(res, 202, toDelivery(await dispatcher.test(grant.env, params.id!))),
       },
     }),
     defineRoute('webhooks/:id/rotate-secret', {

@@ -1,9 +1,10 @@
 /**
- * Which database errors mean "the database is unavailable" (answered 503 `UNAVAILABLE`, the
- * request may be retried) rather than a bug (answered 500): lost or refused connections, a
- * server shutting down or out of resources, timeouts, serialization failures.
+ * Which database errors mean "the database is unavailable" (a `StorageUnavailableError`, which
+ * the HTTP front answers 503 `UNAVAILABLE`: the request may be retried) rather than a bug
+ * (answered 500): lost or refused connections, a server shutting down or out of resources,
+ * timeouts, serialization failures.
  */
-import { ApiError } from '../../errors.js';
+import { StorageUnavailableError } from '../errors.js';
 
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
@@ -27,10 +28,7 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
-export const unavailable = (): ApiError =>
-  new ApiError(503, 'UNAVAILABLE', 'the database is unavailable; retry shortly', { 'retry-after': '1' });
-
-/** `error` as a request should see it: 503 `UNAVAILABLE` when the database is unavailable. */
-export function asRequestError(error: unknown): unknown {
-  return isUnavailable(error) ? unavailable() : error;
+/** `error` as the storage raises it: a `StorageUnavailableError` when the database is unavailable. */
+export function asStorageError(error: unknown): unknown {
+  return isUnavailable(error) ? new StorageUnavailableError(undefined, { cause: error }) : error;
 }

@@ -35,6 +35,14 @@ export const MIGRATIONS: readonly string[] = [
      data jsonb NOT NULL,
      taken_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // Leases: one instance at a time does a named job (a webhook attempt). `flagwire_deliveries`,
+  // which the 0.1 servers wrote, is left in place so that they keep working during a rolling
+  // upgrade; nothing reads it any more.
+  `CREATE TABLE flagwire_leases (
+     name text PRIMARY KEY,
+     owner text NOT NULL,
+     until timestamptz NOT NULL
+   );`,
 ];
 
 /** Any 64-bit number of our own: the advisory lock that serializes migrations. */

@@ -11,16 +11,16 @@
  * - Finding out: a write sends `NOTIFY` with only `SEQ SCOPE`; each instance's one `LISTEN`
  *   connection hears it and reads the entries after its own position. After every reconnect of
  *   that connection, and on a slow timer, it catches up on every scope from the table.
- * - Webhook deliveries also live in `flagwire_deliveries`, written in the entry's transaction,
- *   so instances can claim an attempt with `FOR UPDATE SKIP LOCKED` and a lease.
+ * - Leases (`flagwire_leases`): a named claim with an owner and an expiry, so that of several
+ *   instances one does a job (a webhook attempt) at a time.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { joinScopeSnapshots, type Op, type ScopeSnapshot } from '../../state/ops.js';
-import type { Applier, LoadedState, SharedStorage } from '../storage.js';
+import { StorageUnavailableError } from '../errors.js';
+import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
-import { asRequestError, isUnavailable, unavailable } from './errors.js';
+import { asStorageError, isUnavailable } from './errors.js';
 import { CHANNEL, CommitListener } from './listener.js';
 import { migrate } from './schema.js';
 
@@ -41,23 +41,22 @@ export interface PostgresStorageOptions {
 /** Writes committed in one transaction at most (group commit). */
 const MAX_BATCH = 128;
 
-interface Queued {
+interface Queued<Op> {
   plan: () => Op[];
   resolve: () => void;
   reject: (error: unknown) => void;
 }
 
-interface EntryRow {
+interface EntryRow<Op> {
   seq: string;
   ops: Op[];
 }
 
-export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
-  return new PostgresStorage(options);
+export function createPostgresStorage<Op>(options: PostgresStorageOptions): Storage<Op> {
+  return new PostgresStorage<Op>(options);
 }
 
-export class PostgresStorage implements SharedStorage {
-  readonly shared = true;
+class PostgresStorage<Op> implements Storage<Op> {
   readonly description: string;
   readonly #options: PostgresStorageOptions;
   readonly #pool: pg.Pool;
@@ -72,9 +71,9 @@ export class PostgresStorage implements SharedStorage {
   readonly #applied = new Map<string, number>();
   /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
   readonly #catchingUp = new Map<string, { again: boolean }>();
-  #applier: Applier | undefined;
+  #memory: Memory<Op> | undefined;
   /** Writes waiting for their scope's next batch. */
-  readonly #queues = new Map<string, Queued[]>();
+  readonly #queues = new Map<string, Queued<Op>[]>();
   /** Scopes whose queue is being committed. */
   readonly #draining = new Set<string>();
   /**
@@ -112,7 +111,7 @@ export class PostgresStorage implements SharedStorage {
     });
   }
 
-  async load(): Promise<LoadedState> {
+  async load(): Promise<LoadedState<Op>> {
     await this.#waitForDatabase();
     const client = await this.#connect();
     try {
@@ -124,8 +123,8 @@ export class PostgresStorage implements SharedStorage {
     await this.#listener.start();
     // Snapshots and the entries after them, read in one consistent view of the database.
     const reader = await this.#connect();
-    let snapshots: Array<{ scope: string; seq: string; data: ScopeSnapshot }>;
-    let rows: Array<EntryRow & { scope: string }>;
+    let snapshots: Array<{ scope: string; seq: string; data: unknown }>;
+    let rows: Array<EntryRow<Op> & { scope: string }>;
     try {
       await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       snapshots = (await reader.query('SELECT scope, seq, data FROM flagwire_snapshots')).rows;
@@ -139,9 +138,7 @@ export class PostgresStorage implements SharedStorage {
     } finally {
       reader.release();
     }
-    const parts = new Map<string, ScopeSnapshot>();
-    for (const { scope, seq, data } of snapshots) {
-      parts.set(scope, data);
+    for (const { scope, seq } of snapshots) {
       this.#applied.set(scope, Number(seq));
       this.#snapshotSeq.set(scope, Number(seq));
     }
@@ -150,33 +147,27 @@ export class PostgresStorage implements SharedStorage {
       entries.push(row.ops);
       this.#applied.set(row.scope, Number(row.seq));
     }
-    return { snapshot: parts.size > 0 ? joinScopeSnapshots(parts) : null, entries };
+    return { snapshots: snapshots.map(({ scope, data }) => ({ scope, data })), entries };
   }
 
-  setApplier(applier: Applier): void {
-    this.#applier = applier;
+  attach(memory: Memory<Op>): void {
+    this.#memory = memory;
     this.#catchUpAllSoon();
     this.#timer = setInterval(() => this.#catchUpAllSoon(), this.#options.catchUpIntervalMs);
     this.#timer.unref();
   }
 
-  append(): Promise<void> {
-    return Promise.reject(new Error('store: shared storage commits through transact()'));
-  }
-
   /**
    * Resolves once no batch that memory holds is still being committed: at once, usually.
-   * Rejects with `UNAVAILABLE` if one of them failed (memory no longer holds it).
+   * Rejects with `StorageUnavailableError` if one of them failed (memory no longer holds it).
    */
-  async barrier(): Promise<void> {
+  async #barrier(): Promise<void> {
     if (this.#tentative.size === 0) return;
     const outcomes = await Promise.all(this.#tentative.values());
-    if (outcomes.includes(false)) throw unavailable();
+    if (outcomes.includes(false)) throw new StorageUnavailableError();
   }
 
-  setSnapshotSource(): void {}
-
-  transact(scope: string, plan: () => Op[]): Promise<void> {
+  commit(scope: string, plan: () => Op[]): Promise<void> {
     return new Promise((resolve, reject) => {
       const queue = this.#queues.get(scope);
       if (queue) queue.push({ plan, resolve, reject });
@@ -209,19 +200,19 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  async #commitBatch(scope: string, batch: Queued[]): Promise<void> {
+  async #commitBatch(scope: string, batch: Queued<Op>[]): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.#connect();
     } catch (error) {
-      for (const item of batch) item.reject(asRequestError(error));
+      for (const item of batch) item.reject(asStorageError(error));
       return;
     }
     let broken: Error | undefined;
     let restore: (() => void) | undefined;
     let settle: ((committed: boolean) => void) | undefined;
-    const entries: Array<{ ops: Op[]; publish: () => void; item: Queued }> = [];
-    const unchanged: Queued[] = [];
+    const entries: Array<{ ops: Op[]; publish: () => void; item: Queued<Op> }> = [];
+    const unchanged: Queued<Op>[] = [];
     try {
       await client.query('BEGIN');
       // Creates the scope's counter on first use; either way locks it until COMMIT.
@@ -234,11 +225,11 @@ export class PostgresStorage implements SharedStorage {
       if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, client);
       if ((this.#applied.get(scope) ?? 0) !== seq)
         throw new Error(`store: ${scope} did not catch up to ${seq}`);
-      const applier = this.#applier!;
+      const memory = this.#memory!;
       if (batch.length > 1) {
         // Each plan must see the writes before it in the batch: they go to memory now, and
-        // come out again if the batch does not commit. Reads wait for the outcome (`sync`).
-        restore = applier.capture(scope);
+        // come out again if the batch does not commit. Reads wait for the outcome (`#sync`).
+        restore = memory.capture(scope);
         this.#tentative.set(scope, new Promise((resolve) => (settle = resolve)));
       }
       for (const item of batch) {
@@ -251,7 +242,7 @@ export class PostgresStorage implements SharedStorage {
         }
         if (ops.length === 0) unchanged.push(item);
         // A lone write reaches memory after COMMIT, like another instance's.
-        else entries.push({ ops, publish: restore ? applier.apply(ops) : () => {}, item });
+        else entries.push({ ops, publish: restore ? memory.apply(ops) : () => {}, item });
       }
       if (entries.length === 0) {
         await client.query('ROLLBACK');
@@ -269,7 +260,6 @@ export class PostgresStorage implements SharedStorage {
          SELECT pg_notify('${CHANNEL}', $5)`,
         [scope, seq, JSON.stringify(entries.map((e) => e.ops)), last, `${last} ${scope}`],
       );
-      await this.#writeDeliveries(client, scope, entries);
       await client.query('COMMIT');
       if (restore) {
         this.#applied.set(scope, last);
@@ -291,7 +281,7 @@ export class PostgresStorage implements SharedStorage {
       if (restore) queueMicrotask(() => this.#catchUpSoon(scope));
       // The batch fails together; a plan's own refusal (rejected above) stands, as a promise
       // settles once.
-      const failure = asRequestError(error);
+      const failure = asStorageError(error);
       for (const item of batch) item.reject(failure);
     } finally {
       if (settle) this.#tentative.delete(scope);
@@ -299,10 +289,18 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  async sync(scope: string): Promise<void> {
+  async readSettled<T>(scope: string | null, read: () => T): Promise<T> {
+    const value = scope === null ? read() : await this.#sync(scope, read);
+    // What it read of other scopes is durable too (the overview reads every environment).
+    await this.#barrier();
+    return value;
+  }
+
+  /** Catches memory up with every entry committed to `scope`, then runs `read`. */
+  async #sync<T>(scope: string, read: () => T): Promise<T> {
     try {
-      // Returns only when no batch is in memory uncommitted, checked last, synchronously: the
-      // caller reads right after, so it never answers what may not commit.
+      // Reads only when no batch is in memory uncommitted, checked last, synchronously, so it
+      // never answers what may not commit.
       for (;;) {
         for (let pending = this.#tentative.get(scope); pending; pending = this.#tentative.get(scope))
           await pending;
@@ -312,45 +310,43 @@ export class PostgresStorage implements SharedStorage {
         );
         const seq = Number(rows[0]?.seq ?? 0);
         if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, this.#pool);
-        if (!this.#tentative.has(scope)) return;
+        if (!this.#tentative.has(scope)) return read();
       }
     } catch (error) {
-      throw asRequestError(error);
+      throw asStorageError(error);
     }
   }
 
-  async claim(deliveryId: string, leaseMs: number): Promise<number> {
-    const claimed = await this.#pool.query(
-      `WITH free AS (
-         SELECT id FROM flagwire_deliveries
-         WHERE id = $1 AND status = 'pending' AND (lease_until IS NULL OR lease_until < now())
-         FOR UPDATE SKIP LOCKED
-       )
-       UPDATE flagwire_deliveries d
-       SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
-       FROM free WHERE d.id = free.id RETURNING d.scope`,
-      [deliveryId, this.#owner, leaseMs],
-    );
-    if (claimed.rowCount === 1) {
-      // Memory may not yet hold the attempts another instance recorded: catch up first.
-      await this.sync((claimed.rows[0] as { scope: string }).scope);
-      return 0;
+  async lease(name: string, ms: number): Promise<number> {
+    try {
+      const taken = await this.#pool.query(
+        `INSERT INTO flagwire_leases (name, owner, until)
+         VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
+         WHERE flagwire_leases.until < now()`,
+        [name, this.#owner, ms],
+      );
+      if (taken.rowCount === 1) return 0;
+      const { rows } = await this.#pool.query<{ until: string }>(
+        `SELECT (extract(epoch FROM until) * 1000)::bigint::text AS until FROM flagwire_leases WHERE name = $1`,
+        [name],
+      );
+      // Given back meanwhile: try again soon.
+      return Math.max(Number(rows[0]?.until ?? 0), Date.now() + 100);
+    } catch (error) {
+      throw asStorageError(error);
     }
-    const { rows } = await this.#pool.query<{ status: string; until: string | null }>(
-      `SELECT status, (extract(epoch FROM lease_until) * 1000)::bigint::text AS until
-       FROM flagwire_deliveries WHERE id = $1`,
-      [deliveryId],
-    );
-    const row = rows[0];
-    if (row?.status !== 'pending') return Number.POSITIVE_INFINITY;
-    return row!.until === null ? Date.now() + 100 : Math.max(Number(row!.until), Date.now() + 100);
   }
 
-  async release(deliveryId: string): Promise<void> {
-    await this.#pool.query(
-      'UPDATE flagwire_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2',
-      [deliveryId, this.#owner],
-    );
+  async unlease(name: string): Promise<void> {
+    try {
+      await this.#pool.query('DELETE FROM flagwire_leases WHERE name = $1 AND owner = $2', [
+        name,
+        this.#owner,
+      ]);
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   close(): Promise<void> {
@@ -372,7 +368,7 @@ export class PostgresStorage implements SharedStorage {
   #compactSoon(scope: string, seq: number): void {
     if (seq - (this.#snapshotSeq.get(scope) ?? 0) < this.#options.compactAfterEntries) return;
     if ((this.#applied.get(scope) ?? 0) !== seq) return;
-    const data = this.#applier!.snapshot(scope);
+    const data = this.#memory!.snapshot(scope);
     if (!data) return;
     const previous = this.#snapshotSeq.get(scope);
     this.#snapshotSeq.set(scope, seq);
@@ -426,7 +422,7 @@ export class PostgresStorage implements SharedStorage {
   /** Reads the scope's entries after what memory holds and applies them, in order. */
   async #fetchAndApply(scope: string, db: pg.Pool | pg.PoolClient): Promise<void> {
     const after = this.#applied.get(scope) ?? 0;
-    const { rows } = await db.query<EntryRow>(
+    const { rows } = await db.query<EntryRow<Op>>(
       'SELECT seq, ops FROM flagwire_entries WHERE scope = $1 AND seq > $2 ORDER BY seq',
       [scope, after],
     );
@@ -444,13 +440,13 @@ export class PostgresStorage implements SharedStorage {
   #applyEntry(scope: string, seq: number, ops: Op[]): void {
     const applied = this.#applied.get(scope) ?? 0;
     // While a batch is in memory uncommitted, its own commit brings memory forward.
-    if (seq !== applied + 1 || !this.#applier || this.#tentative.has(scope)) return;
+    if (seq !== applied + 1 || !this.#memory || this.#tentative.has(scope)) return;
     this.#applied.set(scope, seq);
-    this.#applier.apply(ops)();
+    this.#memory.apply(ops)();
   }
 
   #catchUpSoon(scope: string): void {
-    if (!this.#applier || this.#closed) return;
+    if (!this.#memory || this.#closed) return;
     const running = this.#catchingUp.get(scope);
     if (running) {
       running.again = true;
@@ -471,7 +467,7 @@ export class PostgresStorage implements SharedStorage {
   }
 
   #catchUpAllSoon(): void {
-    if (!this.#applier || this.#closed || this.#catchingUpAll) return;
+    if (!this.#memory || this.#closed || this.#catchingUpAll) return;
     this.#catchingUpAll = true;
     this.#catchUpAll()
       .then(() => this.#up())
@@ -503,57 +499,5 @@ export class PostgresStorage implements SharedStorage {
     if (!this.#reportedDown) return;
     this.#reportedDown = false;
     this.#options.warn('the database is reachable again; caught up');
-  }
-
-  /**
-   * Mirrors the batch's deliveries into `flagwire_deliveries` (what leases are taken on): the
-   * last state of each, in three statements whatever the batch holds.
-   */
-  async #writeDeliveries(
-    client: pg.PoolClient,
-    scope: string,
-    entries: ReadonlyArray<{ ops: Op[] }>,
-  ): Promise<void> {
-    const last = new Map<string, { webhookId: string; status: string; attempts: number } | null>();
-    const hooksDeleted: string[] = [];
-    for (const { ops } of entries) {
-      for (const op of ops) {
-        if (op.t === 'delivery') {
-          const { id, webhookId, status, attempts } = op.delivery;
-          last.set(id, { webhookId, status, attempts });
-        } else if (op.t === 'delivery-del') last.set(op.id, null);
-        else if (op.t === 'webhook-del') hooksDeleted.push(op.id);
-      }
-    }
-    if (last.size === 0 && hooksDeleted.length === 0) return;
-    const upserts = [...last].filter(([, row]) => row !== null);
-    const deleted = [...last].filter(([, row]) => row === null).map(([id]) => id);
-    if (upserts.length > 0) {
-      await client.query(
-        `INSERT INTO flagwire_deliveries (id, scope, webhook_id, status, attempts)
-         SELECT d.id, $1, d.webhook_id, d.status, d.attempts
-         FROM jsonb_to_recordset($2::jsonb) AS d(id text, webhook_id text, status text, attempts integer)
-         ON CONFLICT (id) DO UPDATE SET status = excluded.status, attempts = excluded.attempts,
-           lease_owner = NULL, lease_until = NULL`,
-        [
-          scope,
-          JSON.stringify(
-            upserts.map(([id, row]) => ({
-              id,
-              webhook_id: row!.webhookId,
-              status: row!.status,
-              attempts: row!.attempts,
-            })),
-          ),
-        ],
-      );
-    }
-    if (deleted.length > 0)
-      await client.query('DELETE FROM flagwire_deliveries WHERE id = ANY($1)', [deleted]);
-    if (hooksDeleted.length > 0)
-      await client.query('DELETE FROM flagwire_deliveries WHERE scope = $1 AND webhook_id = ANY($2)', [
-        scope,
-        hooksDeleted,
-      ]);
   }
 }

@@ -1,0 +1,86 @@
+/**
+ * The one way memory changes (`docs/architecture.md`, "One write protocol"). Every store hands
+ * each committed entry, this instance's or another instance's, to `apply`, in commit order per
+ * scope. It applies the ops, builds the flag changes they make (`flagCommitOf`, the one place a
+ * `FlagCommit` is made), and answers the function that publishes them, and then every op, to the
+ * listeners: the store calls it once the entry is durable.
+ */
+import type { Memory } from '../store/storage.js';
+import type { Environment, FlagCommit, MemoryState, StoredFlag } from './model.js';
+import { applyOp, type Op, UNKNOWN_ACTOR } from './ops.js';
+import { captureScope, snapshotOf } from './snapshot.js';
+
+type FlagOp = Extract<Op, { t: 'flag' | 'flag-del' }>;
+
+/** The change a flag op makes to `env`, whose flag was `before`. */
+export function flagCommitOf(env: Environment, op: FlagOp, before: StoredFlag | null): FlagCommit {
+  return {
+    env,
+    revision: op.rev,
+    before,
+    after: op.t === 'flag' ? op.flag : null,
+    at: op.t === 'flag' ? op.flag.updatedAt : (op.at ?? before?.updatedAt ?? new Date(0).toISOString()),
+    actor: op.by ?? UNKNOWN_ACTOR,
+  };
+}
+
+export class Applier implements Memory<Op> {
+  readonly #state: MemoryState;
+  readonly #onListenerError: (error: unknown) => void;
+  readonly #changeListeners: Array<(change: FlagCommit) => void> = [];
+  readonly #opListeners: Array<(op: Op) => void> = [];
+
+  constructor(state: MemoryState, onListenerError: (error: unknown) => void) {
+    this.#state = state;
+    this.#onListenerError = onListenerError;
+  }
+
+  /** Calls `listener` with every committed flag change, in commit order, once durable. */
+  onChange(listener: (change: FlagCommit) => void): void {
+    this.#changeListeners.push(listener);
+  }
+
+  /**
+   * Calls `listener` with every committed op, after the entry's flag changes: how the key ring
+   * learns of keys and environments, and webhook delivery of pending deliveries, whichever
+   * instance committed them.
+   */
+  onCommitted(listener: (op: Op) => void): void {
+    this.#opListeners.push(listener);
+  }
+
+  apply(ops: readonly Op[]): () => void {
+    const changes: FlagCommit[] = [];
+    for (const op of ops) {
+      if (op.t === 'flag' || op.t === 'flag-del') {
+        const env = this.#state.get(op.env);
+        // An op memory already holds (replayed after a snapshot) changes nothing new.
+        if (env && op.rev > env.revision)
+          changes.push(flagCommitOf(env, op, env.flags.get(op.t === 'flag' ? op.flag.key : op.key) ?? null));
+      }
+      applyOp(this.#state, op);
+    }
+    return () => {
+      for (const change of changes) this.#tell(this.#changeListeners, change);
+      for (const op of ops) this.#tell(this.#opListeners, op);
+    };
+  }
+
+  capture(scope: string): () => void {
+    return captureScope(this.#state, scope);
+  }
+
+  snapshot(scope?: string): unknown {
+    return snapshotOf(this.#state, scope);
+  }
+
+  #tell<T>(listeners: ReadonlyArray<(value: T) => void>, value: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
+}

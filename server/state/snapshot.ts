@@ -1,0 +1,191 @@
+/**
+ * Snapshots of memory: the whole state, or one scope's (`scopeOf`), as the storage keeps them
+ * for compaction; memory rebuilt from what a storage loaded; a scope's state remembered and put
+ * back (a group commit that failed).
+ */
+import type { LoadedState } from '../store/storage.js';
+import {
+  type ApiKeyGrant,
+  type Environment,
+  type HistoryEntry,
+  MemoryState,
+  type Source,
+  type StoredApiKey,
+  type StoredDelivery,
+  type StoredFlag,
+  type StoredProject,
+  type StoredWebhook,
+} from './model.js';
+import { applyOp, type Op } from './ops.js';
+
+/** JSON form of the whole state, written by compaction. */
+export interface SnapshotData {
+  envs: EnvSnapshot[];
+  projects?: StoredProject[];
+  adminToken?: string;
+  streamSecret?: string;
+}
+
+/** One environment, as a snapshot holds it. */
+export interface EnvSnapshot {
+  id: string;
+  project: string;
+  environment: string;
+  epoch: string;
+  revision: number;
+  keys: ApiKeyGrant[];
+  flags: StoredFlag[];
+  webhooks: StoredWebhook[];
+  deliveries?: StoredDelivery[];
+  source?: Source;
+  createdAt?: string;
+  apiKeys?: StoredApiKey[];
+  history?: HistoryEntry[];
+}
+
+/** What spans environments, as a snapshot holds it: the part of scope `''`. */
+export type SharedSnapshot = Omit<SnapshotData, 'envs'>;
+
+/**
+ * Remembers the state of one scope (`scopeOf`) and answers a function that puts it back: for a
+ * shared storage that applies a batch of writes to memory before it knows they committed.
+ * Copies the scope's maps and arrays, so it costs what the environment holds.
+ */
+export function captureScope(db: MemoryState, scope: string): () => void {
+  if (scope === '') {
+    const projects = new Map(db.projects);
+    const { adminToken, streamSecret } = db;
+    return () => {
+      db.projects.clear();
+      for (const [key, project] of projects) db.projects.set(key, project);
+      db.adminToken = adminToken;
+      db.streamSecret = streamSecret;
+    };
+  }
+  const env = db.get(scope);
+  if (!env) return () => db.delete(scope);
+  const saved = {
+    revision: env.revision,
+    flags: new Map(env.flags),
+    webhooks: new Map(env.webhooks),
+    deliveries: new Map(env.deliveries),
+    generatedKeys: env.generatedKeys,
+    source: env.source,
+    apiKeys: env.apiKeys,
+    history: env.history.slice(),
+  };
+  // Put back into the same maps and array: whatever holds them keeps seeing the environment.
+  const refill = <K, V>(map: Map<K, V>, from: Map<K, V>) => {
+    map.clear();
+    for (const [key, value] of from) map.set(key, value);
+  };
+  return () => {
+    env.revision = saved.revision;
+    refill(env.flags, saved.flags);
+    refill(env.webhooks, saved.webhooks);
+    refill(env.deliveries, saved.deliveries);
+    env.generatedKeys = saved.generatedKeys;
+    env.source = saved.source;
+    env.apiKeys = saved.apiKeys;
+    env.history.length = 0;
+    for (const entry of saved.history) env.history.push(entry);
+  };
+}
+
+function envSnapshot(env: Environment): EnvSnapshot {
+  return {
+    id: env.id,
+    project: env.project,
+    environment: env.environment,
+    epoch: env.epoch,
+    revision: env.revision,
+    keys: env.generatedKeys,
+    flags: [...env.flags.values()],
+    webhooks: [...env.webhooks.values()],
+    deliveries: [...env.deliveries.values()],
+    source: env.source,
+    createdAt: env.createdAt,
+    apiKeys: env.apiKeys,
+    history: env.history,
+  };
+}
+
+/** What spans environments, as the snapshot holds it. */
+function sharedSnapshot(db: MemoryState): SharedSnapshot {
+  const shared: SharedSnapshot = { projects: [...db.projects.values()] };
+  if (db.adminToken !== undefined) shared.adminToken = db.adminToken;
+  if (db.streamSecret !== undefined) shared.streamSecret = db.streamSecret;
+  return shared;
+}
+
+export function toSnapshot(db: MemoryState): SnapshotData {
+  return { envs: [...db.values()].map(envSnapshot), ...sharedSnapshot(db) };
+}
+
+/** One scope's part of the snapshot (`scopeOf`): an environment's, or what spans them. */
+export type ScopeSnapshot = EnvSnapshot | SharedSnapshot;
+
+export function scopeSnapshot(db: MemoryState, scope: string): ScopeSnapshot | undefined {
+  if (scope === '') return sharedSnapshot(db);
+  const env = db.get(scope);
+  return env && envSnapshot(env);
+}
+
+/** The whole snapshot from the snapshots of its scopes (`scopeSnapshot`). */
+export function joinScopeSnapshots(parts: ReadonlyMap<string, ScopeSnapshot>): SnapshotData {
+  const snapshot: SnapshotData = { envs: [] };
+  for (const [scope, part] of parts) {
+    if (scope === '') Object.assign(snapshot, part);
+    else snapshot.envs.push(part as EnvSnapshot);
+  }
+  return snapshot;
+}
+
+export function fromSnapshot(data: SnapshotData): MemoryState {
+  const db = new MemoryState();
+  for (const e of data.envs) {
+    db.set(e.id, {
+      id: e.id,
+      project: e.project,
+      environment: e.environment,
+      epoch: e.epoch,
+      revision: e.revision,
+      flags: new Map(e.flags.map((f) => [f.key, f])),
+      webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
+      deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
+      generatedKeys: e.keys,
+      source: e.source ?? 'default',
+      createdAt: e.createdAt ?? new Date(0).toISOString(),
+      apiKeys: e.apiKeys ?? [],
+      history: e.history ?? [],
+    });
+  }
+  for (const project of data.projects ?? []) db.projects.set(project.key, project);
+  if (data.adminToken !== undefined) db.adminToken = data.adminToken;
+  if (data.streamSecret !== undefined) db.streamSecret = data.streamSecret;
+  return db;
+}
+
+/**
+ * Memory as a storage loaded it: its snapshots (the whole state's, or each scope's), then every
+ * entry after them, applied in order. Nothing is published: no one listens yet.
+ */
+export function restoreState(loaded: LoadedState<Op>, historyLimit: number): MemoryState {
+  const whole = loaded.snapshots.find((s) => s.scope === undefined);
+  const parts = new Map<string, ScopeSnapshot>();
+  for (const { scope, data } of loaded.snapshots)
+    if (scope !== undefined) parts.set(scope, data as ScopeSnapshot);
+  const state = whole
+    ? fromSnapshot(whole.data as SnapshotData)
+    : parts.size > 0
+      ? fromSnapshot(joinScopeSnapshots(parts))
+      : new MemoryState();
+  state.historyLimit = historyLimit;
+  for (const entry of loaded.entries) for (const op of entry) applyOp(state, op);
+  return state;
+}
+
+/** The whole state (no `scope`) or one scope's part, for a storage's compaction. */
+export function snapshotOf(db: MemoryState, scope?: string): SnapshotData | ScopeSnapshot | undefined {
+  return scope === undefined ? toSnapshot(db) : scopeSnapshot(db, scope);
+}
