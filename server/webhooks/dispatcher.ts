@@ -34,6 +34,8 @@ import type { FlagService } from '../state/service.js';
 import { StorageUnavailableError } from '../store/errors.js';
 import type { Storage } from '../store/storage.js';
 import { envelope, eventOf, newDelivery, subscribers } from './events.js';
+import { outcomeOf } from './outcome.js';
+import { Slots } from './slots.js';
 
 /** The storage's leases (`Storage.lease`): an attempt is made only under its delivery's. */
 export type Leases = Pick<Storage<Op>, 'lease' | 'unlease'>;
@@ -61,16 +63,12 @@ export class Dispatcher {
   readonly #agent: Agent;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
-  /** Attempts waiting for a slot, per webhook; woken with `true` when a slot was taken for them. */
-  readonly #waiting = new Map<string, Array<(granted: boolean) => void>>();
-  /** Attempts under way, per webhook. */
-  readonly #activeByHook = new Map<string, number>();
+  readonly #slots: Slots;
   readonly #controller = new AbortController();
   /** Deliveries with a run under way (waiting for a slot, or attempting). */
   readonly #inFlight = new Set<string>();
   /** Deliveries scheduled again while a run was under way. */
   readonly #rerun = new Set<string>();
-  #active = 0;
   #closed = false;
 
   constructor(db: MemoryState, service: FlagService, options: DispatcherOptions) {
@@ -78,6 +76,7 @@ export class Dispatcher {
     this.#service = service;
     this.#options = options;
     this.#agent = new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
+    this.#slots = new Slots(options.concurrency, options.concurrencyPerWebhook);
   }
 
   /** Deliveries to commit with a change (the service's planner). */
@@ -147,8 +146,7 @@ export class Dispatcher {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     this.#controller.abort();
-    for (const queue of this.#waiting.values()) for (const wake of queue) wake(false);
-    this.#waiting.clear();
+    this.#slots.close();
     await Promise.allSettled([...this.#running]);
     // Bun answers `import 'undici'` with a stand-in whose Agent has no close() (test/runtimes.test.ts).
     if (typeof this.#agent.close === 'function') await this.#agent.close().catch(() => {});
@@ -223,15 +221,7 @@ export class Dispatcher {
 
   async #runOnce(env: Environment, id: string): Promise<void> {
     const hookId = env.deliveries.get(id)?.webhookId ?? '';
-    if (this.#hasRoom(hookId)) this.#take(hookId);
-    else {
-      const granted = await new Promise<boolean>((wake) => {
-        const queue = this.#waiting.get(hookId);
-        if (queue) queue.push(wake);
-        else this.#waiting.set(hookId, [wake]);
-      });
-      if (!granted) return;
-    }
+    if (!(await this.#slots.take(hookId))) return;
     try {
       if (!this.#closed) await this.#attempt(env, id);
     } catch (error) {
@@ -245,39 +235,7 @@ export class Dispatcher {
         );
       }
     } finally {
-      this.#active -= 1;
-      this.#activeByHook.set(hookId, (this.#activeByHook.get(hookId) ?? 1) - 1);
-      this.#wake();
-    }
-  }
-
-  #hasRoom(hookId: string): boolean {
-    return (
-      this.#active < this.#options.concurrency &&
-      (this.#activeByHook.get(hookId) ?? 0) < this.#options.concurrencyPerWebhook
-    );
-  }
-
-  #take(hookId: string): void {
-    this.#active += 1;
-    this.#activeByHook.set(hookId, (this.#activeByHook.get(hookId) ?? 0) + 1);
-  }
-
-  /** Hands free slots to waiting attempts, one webhook after another in turn. */
-  #wake(): void {
-    let progress = true;
-    while (progress && this.#active < this.#options.concurrency) {
-      progress = false;
-      for (const [hookId, queue] of [...this.#waiting]) {
-        if (!this.#hasRoom(hookId)) continue;
-        const wake = queue.shift()!;
-        // Re-inserted at the end, so the next free slot goes to another webhook first.
-        this.#waiting.delete(hookId);
-        if (queue.length > 0) this.#waiting.set(hookId, queue);
-        this.#take(hookId);
-        wake(true);
-        progress = true;
-      }
+      this.#slots.give(hookId);
     }
   }
 
@@ -357,24 +315,7 @@ export class Dispatcher {
         ? `no answer within ${this.#options.timeoutMs} ms`
         : String((error as Error)?.message ?? error);
     }
-    const next: StoredDelivery = { ...delivery, attempts: attempt, updatedAt: new Date().toISOString() };
-    delete next.nextAttemptAt;
-    delete next.lastError;
-    delete next.lastStatusCode;
-    if (status !== undefined) next.lastStatusCode = status;
-    let deactivate = false;
-    if (status !== undefined && status >= 200 && status < 300) {
-      next.status = 'succeeded';
-    } else if (status === 410) {
-      next.status = 'failed';
-      next.lastError = 'the receiver answered 410 Gone: the webhook was deactivated';
-      deactivate = true;
-    } else {
-      next.lastError = failure ?? `the receiver answered ${status}`;
-      const delay = this.#options.retryDelaysMs[attempt - 1];
-      if (delay === undefined || delivery.type === 'webhook.test') next.status = 'failed';
-      else next.nextAttemptAt = Date.now() + Math.round(delay * (0.8 + Math.random() * 0.4));
-    }
+    const { next, deactivate } = outcomeOf(delivery, status, failure, this.#options.retryDelaysMs);
     await this.#record(env, delivery, next, deactivate);
   }
 

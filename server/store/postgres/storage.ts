@@ -7,7 +7,7 @@
  *   locks its scope's counter row, so writes to one scope commit one after another, on any
  *   instance, and the counter's order is the commit order.
  * - Memory follows the log: an entry reaches memory through the applier, once, in order,
- *   whether this instance wrote it or another did (`#applyEntry` skips what it already holds).
+ *   whether this instance wrote it or another did (`follower.ts` skips what it already holds).
  * - Finding out: a write sends `NOTIFY` with only `SEQ SCOPE`; each instance's one `LISTEN`
  *   connection hears it and reads the entries after its own position. After every reconnect of
  *   that connection, and on a slow timer, it catches up on every scope from the table.
@@ -21,6 +21,8 @@ import { StorageUnavailableError } from '../errors.js';
 import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
 import { asStorageError, isUnavailable } from './errors.js';
+import { Follower } from './follower.js';
+import { giveLeaseBack, takeLease } from './leases.js';
 import { CHANNEL, CommitListener } from './listener.js';
 import { migrate } from './schema.js';
 
@@ -63,14 +65,9 @@ class PostgresStorage<Op> implements Storage<Op> {
   readonly #listener: CommitListener;
   /** This instance's name on leases: host, process id, and a random part. */
   readonly #owner = `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-  /** Scopes found with entries deleted before this instance read them (warned once). */
-  readonly #gapReported = new Set<string>();
   /** Per scope, the entry of its newest snapshot (written or being written). */
   readonly #snapshotSeq = new Map<string, number>();
-  /** Per scope, the newest entry memory holds. */
-  readonly #applied = new Map<string, number>();
-  /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
-  readonly #catchingUp = new Map<string, { again: boolean }>();
+  readonly #follower: Follower<Op>;
   #memory: Memory<Op> | undefined;
   /** Writes waiting for their scope's next batch. */
   readonly #queues = new Map<string, Queued<Op>[]>();
@@ -83,9 +80,6 @@ class PostgresStorage<Op> implements Storage<Op> {
   readonly #tentative = new Map<string, Promise<boolean>>();
   #timer: NodeJS.Timeout | undefined;
   #closed: Promise<void> | undefined;
-  #reportedDown = false;
-  /** A catch-up of every scope is under way (the timer and reconnects do not pile up). */
-  #catchingUpAll = false;
 
   constructor(options: PostgresStorageOptions) {
     this.#options = options;
@@ -101,12 +95,19 @@ class PostgresStorage<Op> implements Storage<Op> {
     });
     // An idle connection that the database drops must not crash the process.
     this.#pool.on('error', () => {});
+    const follower = new Follower<Op>({
+      pool: this.#pool,
+      isTentative: (scope) => this.#tentative.has(scope),
+      isClosed: () => this.#closed !== undefined,
+      warn: options.warn,
+    });
+    this.#follower = follower;
     this.#listener = new CommitListener({
       url: options.url,
       onNotify: (scope, seq) => {
-        if (seq > (this.#applied.get(scope) ?? 0)) this.#catchUpSoon(scope);
+        if (seq > follower.position(scope)) follower.catchUpSoon(scope);
       },
-      onConnected: () => this.#catchUpAllSoon(),
+      onConnected: () => follower.catchUpAllSoon(),
       warn: options.warn,
     });
   }
@@ -139,21 +140,22 @@ class PostgresStorage<Op> implements Storage<Op> {
       reader.release();
     }
     for (const { scope, seq } of snapshots) {
-      this.#applied.set(scope, Number(seq));
+      this.#follower.advance(scope, Number(seq));
       this.#snapshotSeq.set(scope, Number(seq));
     }
     const entries: Op[][] = [];
     for (const row of rows) {
       entries.push(row.ops);
-      this.#applied.set(row.scope, Number(row.seq));
+      this.#follower.advance(row.scope, Number(row.seq));
     }
     return { snapshots: snapshots.map(({ scope, data }) => ({ scope, data })), entries };
   }
 
   attach(memory: Memory<Op>): void {
     this.#memory = memory;
-    this.#catchUpAllSoon();
-    this.#timer = setInterval(() => this.#catchUpAllSoon(), this.#options.catchUpIntervalMs);
+    this.#follower.attach(memory);
+    this.#follower.catchUpAllSoon();
+    this.#timer = setInterval(() => this.#follower.catchUpAllSoon(), this.#options.catchUpIntervalMs);
     this.#timer.unref();
   }
 
@@ -222,8 +224,8 @@ class PostgresStorage<Op> implements Storage<Op> {
         [scope],
       );
       const seq = Number(rows[0]!.seq);
-      if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, client);
-      if ((this.#applied.get(scope) ?? 0) !== seq)
+      if (seq > this.#follower.position(scope)) await this.#follower.fetchAndApply(scope, client);
+      if (this.#follower.position(scope) !== seq)
         throw new Error(`store: ${scope} did not catch up to ${seq}`);
       const memory = this.#memory!;
       if (batch.length > 1) {
@@ -262,10 +264,10 @@ class PostgresStorage<Op> implements Storage<Op> {
       );
       await client.query('COMMIT');
       if (restore) {
-        this.#applied.set(scope, last);
+        this.#follower.advance(scope, last);
         for (const entry of entries) entry.publish();
       } else {
-        this.#applyEntry(scope, last, entries[0]!.ops);
+        this.#follower.applyEntry(scope, last, entries[0]!.ops);
       }
       this.#compactSoon(scope, last);
       settle?.(true);
@@ -278,7 +280,7 @@ class PostgresStorage<Op> implements Storage<Op> {
       settle?.(false);
       // Entries skipped while the batch was in memory (another instance's, if the lock was lost
       // with the connection; ours, if COMMIT went through after all) are read now.
-      if (restore) queueMicrotask(() => this.#catchUpSoon(scope));
+      if (restore) queueMicrotask(() => this.#follower.catchUpSoon(scope));
       // The batch fails together; a plan's own refusal (rejected above) stands, as a promise
       // settles once.
       const failure = asStorageError(error);
@@ -309,7 +311,7 @@ class PostgresStorage<Op> implements Storage<Op> {
           [scope],
         );
         const seq = Number(rows[0]?.seq ?? 0);
-        if (seq > (this.#applied.get(scope) ?? 0)) await this.#fetchAndApply(scope, this.#pool);
+        if (seq > this.#follower.position(scope)) await this.#follower.fetchAndApply(scope, this.#pool);
         if (!this.#tentative.has(scope)) return read();
       }
     } catch (error) {
@@ -317,36 +319,12 @@ class PostgresStorage<Op> implements Storage<Op> {
     }
   }
 
-  async lease(name: string, ms: number): Promise<number> {
-    try {
-      const taken = await this.#pool.query(
-        `INSERT INTO flagwire_leases (name, owner, until)
-         VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-         ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-         WHERE flagwire_leases.until < now()`,
-        [name, this.#owner, ms],
-      );
-      if (taken.rowCount === 1) return 0;
-      const { rows } = await this.#pool.query<{ until: string }>(
-        `SELECT (extract(epoch FROM until) * 1000)::bigint::text AS until FROM flagwire_leases WHERE name = $1`,
-        [name],
-      );
-      // Given back meanwhile: try again soon.
-      return Math.max(Number(rows[0]?.until ?? 0), Date.now() + 100);
-    } catch (error) {
-      throw asStorageError(error);
-    }
+  lease(name: string, ms: number): Promise<number> {
+    return takeLease(this.#pool, name, this.#owner, ms);
   }
 
-  async unlease(name: string): Promise<void> {
-    try {
-      await this.#pool.query('DELETE FROM flagwire_leases WHERE name = $1 AND owner = $2', [
-        name,
-        this.#owner,
-      ]);
-    } catch (error) {
-      throw asStorageError(error);
-    }
+  unlease(name: string): Promise<void> {
+    return giveLeaseBack(this.#pool, name, this.#owner);
   }
 
   close(): Promise<void> {
@@ -367,7 +345,7 @@ class PostgresStorage<Op> implements Storage<Op> {
    */
   #compactSoon(scope: string, seq: number): void {
     if (seq - (this.#snapshotSeq.get(scope) ?? 0) < this.#options.compactAfterEntries) return;
-    if ((this.#applied.get(scope) ?? 0) !== seq) return;
+    if (this.#follower.position(scope) !== seq) return;
     const data = this.#memory!.snapshot(scope);
     if (!data) return;
     const previous = this.#snapshotSeq.get(scope);
@@ -417,87 +395,5 @@ class PostgresStorage<Op> implements Storage<Op> {
         delay = Math.min(delay * 2, 1000);
       }
     }
-  }
-
-  /** Reads the scope's entries after what memory holds and applies them, in order. */
-  async #fetchAndApply(scope: string, db: pg.Pool | pg.PoolClient): Promise<void> {
-    const after = this.#applied.get(scope) ?? 0;
-    const { rows } = await db.query<EntryRow<Op>>(
-      'SELECT seq, ops FROM flagwire_entries WHERE scope = $1 AND seq > $2 ORDER BY seq',
-      [scope, after],
-    );
-    const first = rows[0] && Number(rows[0].seq);
-    if (first && first > after + 1 && !this.#gapReported.has(scope)) {
-      // Someone deleted entries this instance had not read: it cannot catch up by itself.
-      this.#gapReported.add(scope);
-      this.#options.warn(
-        `entries ${after + 1} to ${first - 1} of ${scope || 'the shared scope'} were deleted before this instance read them; restart it to load from the snapshot`,
-      );
-    }
-    for (const row of rows) this.#applyEntry(scope, Number(row.seq), row.ops);
-  }
-
-  #applyEntry(scope: string, seq: number, ops: Op[]): void {
-    const applied = this.#applied.get(scope) ?? 0;
-    // While a batch is in memory uncommitted, its own commit brings memory forward.
-    if (seq !== applied + 1 || !this.#memory || this.#tentative.has(scope)) return;
-    this.#applied.set(scope, seq);
-    this.#memory.apply(ops)();
-  }
-
-  #catchUpSoon(scope: string): void {
-    if (!this.#memory || this.#closed) return;
-    const running = this.#catchingUp.get(scope);
-    if (running) {
-      running.again = true;
-      return;
-    }
-    const state = { again: false };
-    this.#catchingUp.set(scope, state);
-    const run = async (): Promise<void> => {
-      do {
-        state.again = false;
-        await this.#fetchAndApply(scope, this.#pool);
-      } while (state.again && !this.#closed);
-    };
-    run()
-      .then(() => this.#up())
-      .catch((error) => this.#down(error))
-      .finally(() => this.#catchingUp.delete(scope));
-  }
-
-  #catchUpAllSoon(): void {
-    if (!this.#memory || this.#closed || this.#catchingUpAll) return;
-    this.#catchingUpAll = true;
-    this.#catchUpAll()
-      .then(() => this.#up())
-      .catch((error) => this.#down(error))
-      .finally(() => (this.#catchingUpAll = false));
-  }
-
-  /** Compares every scope's counter with memory and reads what is missing. */
-  async #catchUpAll(): Promise<void> {
-    const { rows } = await this.#pool.query<{ scope: string; seq: string }>(
-      'SELECT scope, seq FROM flagwire_scopes',
-    );
-    // The spanning scope first: what environments refer to is in place before them.
-    rows.sort((a, b) => (a.scope === '' ? -1 : b.scope === '' ? 1 : 0));
-    for (const row of rows)
-      if (Number(row.seq) > (this.#applied.get(row.scope) ?? 0))
-        await this.#fetchAndApply(row.scope, this.#pool);
-  }
-
-  #down(error: unknown): void {
-    if (this.#closed) return;
-    if (!this.#reportedDown) {
-      this.#reportedDown = true;
-      this.#options.warn(`cannot read from the database (${(error as Error)?.message ?? error}); retrying`);
-    }
-  }
-
-  #up(): void {
-    if (!this.#reportedDown) return;
-    this.#reportedDown = false;
-    this.#options.warn('the database is reachable again; caught up');
   }
 }
