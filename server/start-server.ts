@@ -1,10 +1,8 @@
 /**
- * `startServer()`: load the store, set up environments and keys, seed config flags,
- * and listen (`docs/protocol.md` §7).
+ * `startServer()`: open the store, set up environments and keys, seed config flags, wire the
+ * layers (`docs/architecture.md`) and listen (`docs/protocol.md` §7).
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
@@ -19,20 +17,17 @@ import { sdkRoutes } from './http/handlers/sdk.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
 import { sendError } from './http/respond.js';
 import { splitTarget } from './http/router.js';
+import { listen, urlOf } from './listen.js';
 import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
-import { AdminService, grantsOf } from './state/admin-service.js';
+import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
+import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
-import { type Grant, KeyRing } from './state/key-ring.js';
-import type { Access, Environment, MemoryState } from './state/model.js';
-import type { Op } from './state/ops.js';
+import { KeyRing } from './state/key-ring.js';
+import type { Access } from './state/model.js';
 import { FlagService } from './state/service.js';
 import { restoreState } from './state/snapshot.js';
-import { createFileStorage } from './store/file-storage.js';
-import { createMemoryStorage } from './store/memory-storage.js';
-import { createPostgresStorage } from './store/postgres/storage.js';
-import type { Storage } from './store/storage.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -63,107 +58,14 @@ export interface FlagwireServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_PROJECT = 'default';
-export const DEFAULT_ENVIRONMENT = 'development';
-
-async function setUpEnvironments(
-  service: FlagService,
-  db: MemoryState,
-  options: ReturnType<typeof resolveServerOptions>,
-): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
-  const envs: Environment[] = [];
-  const grants: Array<{ digest: Buffer; grant: Grant }> = [];
-  if (!options.config) {
-    const env = await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true);
-    envs.push(env);
-    grants.push(...grantsOf(env, []));
-  } else {
-    for (const project of options.config.projects) {
-      for (const environment of project.environments) {
-        const env = await service.ensureEnvironment(project.key, environment.key, false);
-        // The config names it now (it was the dashboard's, or the default): it is authoritative.
-        if (env.source !== 'config') await service.setEnvironmentSource(env, 'config');
-        envs.push(env);
-        grants.push(...grantsOf(env, environment.apiKeys ?? []));
-      }
-    }
-  }
-  // Environments created in the dashboard are served whatever the config says (§10.3).
-  for (const env of db.values()) {
-    if (env.source === 'dashboard' && !envs.includes(env)) {
-      envs.push(env);
-      grants.push(...grantsOf(env, []));
-    }
-  }
-  return { envs, grants };
-}
-
-async function seedFlags(
-  service: FlagService,
-  envs: Environment[],
-  options: ReturnType<typeof resolveServerOptions>,
-) {
-  if (!options.config) return;
-  for (const project of options.config.projects) {
-    for (const environment of project.environments) {
-      const env = envs.find((e) => e.id === `${project.key}/${environment.key}`)!;
-      for (const flag of environment.flags ?? [])
-        await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
-    }
-  }
-}
-
-function listen(server: Server, port: number, host: string, backlog: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE')
-        reject(new Error(`port ${port} on ${host} is already in use; pick another with --port`));
-      else if (error.code === 'EADDRNOTAVAIL')
-        reject(new Error(`cannot listen on ${host}: no such local address`));
-      else reject(error);
-    };
-    server.once('error', onError);
-    server.listen({ port, host, backlog }, () => {
-      server.off('error', onError);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
-/** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
-async function streamSecret(db: MemoryState, service: FlagService): Promise<string> {
-  if (db.streamSecret !== undefined) return db.streamSecret;
-  // Planned, so instances starting together on one database agree on one secret.
-  await service.commit('', () =>
-    db.streamSecret === undefined
-      ? [{ t: 'stream-secret', secret: randomBytes(32).toString('base64url') }]
-      : [],
-  );
-  return db.streamSecret!;
-}
+export { DEFAULT_ENVIRONMENT, DEFAULT_PROJECT } from './set-up.js';
 
 /** Starts a reference server. See `StartServerOptions` for every option and its default. */
 export async function startServer(options: StartServerOptions = {}): Promise<FlagwireServer> {
   const resolved = resolveServerOptions(options);
   if (resolved.config) resolved.config = parseConfig(resolved.config);
   const { logger } = resolved;
-  const storage: Storage<Op> = resolved.databaseUrl
-    ? createPostgresStorage({
-        url: resolved.databaseUrl,
-        connectTimeoutMs: resolved.databaseConnectTimeoutMs,
-        poolSize: resolved.databasePoolSize,
-        catchUpIntervalMs: resolved.databaseCatchUpIntervalMs,
-        compactAfterEntries: resolved.compactAfterEntries,
-        warn: (message) => logger.warn(message),
-      })
-    : resolved.dataDir
-      ? createFileStorage({
-          dir: resolved.dataDir,
-          compactAfterEntries: resolved.compactAfterEntries,
-          compactAfterBytes: resolved.compactAfterBytes,
-          warn: (message) => logger.warn(message),
-        })
-      : createMemoryStorage();
+  const storage = openStorage(resolved);
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
   try {
@@ -271,8 +173,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       ),
     );
     const address = await listen(http, resolved.port, resolved.host, resolved.listenBacklog);
-    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost === '[::]' ? '[::1]' : shownHost}:${address.port}`;
+    const url = urlOf(address);
     /** The keys whose value the server knows (config and generated ones), as they are now. */
     const currentKeys = (): ServerKey[] => {
       const keys: ServerKey[] = [];

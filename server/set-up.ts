@@ -1,0 +1,96 @@
+/**
+ * What `startServer` does with the state before it listens (`docs/protocol.md` §7): open the
+ * storage the options name, set up the environments and keys of the config (or the default
+ * project), seed the config's flags, and make the secrets that must exist once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ResolvedServerOptions } from './options.js';
+import { grantsOf } from './state/admin-service.js';
+import type { Grant } from './state/key-ring.js';
+import type { Environment, MemoryState } from './state/model.js';
+import type { Op } from './state/ops.js';
+import type { FlagService } from './state/service.js';
+import { createFileStorage } from './store/file-storage.js';
+import { createMemoryStorage } from './store/memory-storage.js';
+import { createPostgresStorage } from './store/postgres/storage.js';
+import type { Storage } from './store/storage.js';
+
+export const DEFAULT_PROJECT = 'default';
+export const DEFAULT_ENVIRONMENT = 'development';
+
+/** The storage the options name: Postgres (`databaseUrl`), the journal (`dataDir`), else memory. */
+export function openStorage(resolved: ResolvedServerOptions): Storage<Op> {
+  const warn = (message: string) => resolved.logger.warn(message);
+  if (resolved.databaseUrl)
+    return createPostgresStorage({
+      url: resolved.databaseUrl,
+      connectTimeoutMs: resolved.databaseConnectTimeoutMs,
+      poolSize: resolved.databasePoolSize,
+      catchUpIntervalMs: resolved.databaseCatchUpIntervalMs,
+      compactAfterEntries: resolved.compactAfterEntries,
+      warn,
+    });
+  if (resolved.dataDir)
+    return createFileStorage({
+      dir: resolved.dataDir,
+      compactAfterEntries: resolved.compactAfterEntries,
+      compactAfterBytes: resolved.compactAfterBytes,
+      warn,
+    });
+  return createMemoryStorage();
+}
+
+export async function setUpEnvironments(
+  service: FlagService,
+  db: MemoryState,
+  options: ResolvedServerOptions,
+): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
+  const envs: Environment[] = [];
+  const grants: Array<{ digest: Buffer; grant: Grant }> = [];
+  if (!options.config) {
+    const env = await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true);
+    envs.push(env);
+    grants.push(...grantsOf(env, []));
+  } else {
+    for (const project of options.config.projects) {
+      for (const environment of project.environments) {
+        const env = await service.ensureEnvironment(project.key, environment.key, false);
+        // The config names it now (it was the dashboard's, or the default): it is authoritative.
+        if (env.source !== 'config') await service.setEnvironmentSource(env, 'config');
+        envs.push(env);
+        grants.push(...grantsOf(env, environment.apiKeys ?? []));
+      }
+    }
+  }
+  // Environments created in the dashboard are served whatever the config says (§10.3).
+  for (const env of db.values()) {
+    if (env.source === 'dashboard' && !envs.includes(env)) {
+      envs.push(env);
+      grants.push(...grantsOf(env, []));
+    }
+  }
+  return { envs, grants };
+}
+
+export async function seedFlags(service: FlagService, envs: Environment[], options: ResolvedServerOptions) {
+  if (!options.config) return;
+  for (const project of options.config.projects) {
+    for (const environment of project.environments) {
+      const env = envs.find((e) => e.id === `${project.key}/${environment.key}`)!;
+      for (const flag of environment.flags ?? [])
+        await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
+    }
+  }
+}
+
+/** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
+export async function streamSecret(db: MemoryState, service: FlagService): Promise<string> {
+  if (db.streamSecret !== undefined) return db.streamSecret;
+  // Planned, so instances starting together on one database agree on one secret.
+  await service.commit('', () =>
+    db.streamSecret === undefined
+      ? [{ t: 'stream-secret', secret: randomBytes(32).toString('base64url') }]
+      : [],
+  );
+  return db.streamSecret!;
+}
