@@ -28,6 +28,7 @@ import { KeyRing } from './state/key-ring.js';
 import type { Access } from './state/model.js';
 import { FlagService } from './state/service.js';
 import { restoreState } from './state/snapshot.js';
+import { WebhookService } from './state/webhook-service.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 
@@ -129,7 +130,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     stopDispatcher = () => dispatcher.close();
     const envRoutes = [
       ...flagRoutes(service),
-      ...webhookRoutes(service, dispatcher, resolved.webhookSecretGraceMs),
+      ...webhookRoutes(new WebhookService(service), dispatcher, resolved.webhookSecretGraceMs),
     ];
     const api = createApiHandler([...sdkRoutes(hub), ...envRoutes], keyRing);
     const dashboard = adminToken

@@ -1,25 +1,16 @@
 /**
- * The service layer: every management operation on one environment, through the one write
- * protocol (`docs/architecture.md`). A write is a plan, decided by the storage under its scope's
+ * The flags of an environment (`docs/protocol.md` §3.1), and the one write protocol's entry
+ * point for the state layer (`commit`, `readSettled`; `docs/architecture.md`). A write is a plan, decided by the storage under its scope's
  * lock against memory holding every committed entry (so of racing writes, one 201 and one 409);
  * its ops reach memory through the applier, and it is answered once durable. Reads are settled
  * reads: they answer nothing a crash or a failed commit could take back.
  */
-import type {
-  CreatedWebhook,
-  CreateFlagInput,
-  CreateWebhookInput,
-  Flag,
-  FlagType,
-  UpdateFlagInput,
-  UpdateWebhookInput,
-  Webhook,
-} from '../../src/core/types.js';
-import { ApiError, flagNotFound, webhookNotFound } from '../errors.js';
+import type { CreateFlagInput, Flag, FlagType, UpdateFlagInput } from '../../src/core/types.js';
+import { ApiError, flagNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
 import { flagCommitOf } from './applier.js';
 import { readHistory } from './history.js';
-import { newApiKey, newEpoch, newWebhookId, newWebhookSecret } from './ids.js';
+import { newApiKey, newEpoch } from './ids.js';
 import type {
   Actor,
   ApiKeyGrant,
@@ -29,16 +20,29 @@ import type {
   MemoryState,
   Source,
   StoredFlag,
-  StoredWebhook,
 } from './model.js';
-import { signingSecret } from './model.js';
 import type { Op } from './ops.js';
-import { toCreatedWebhook, toDelivery, toFlag, toWebhook } from './representation.js';
+import { toFlag } from './representation.js';
 
 /** What a write decides against the current state: the ops to commit and the answer. */
-interface Plan<T> {
+export interface Plan<T> {
   ops: Op[];
   result: T;
+}
+
+/** Commits what `plan` decides as one entry of `scope`; resolves with its answer once durable. */
+export async function decide<T>(
+  flags: Pick<FlagService, 'commit'>,
+  scope: string,
+  plan: () => Plan<T>,
+): Promise<T> {
+  let result: T | undefined;
+  await flags.commit(scope, () => {
+    const planned = plan();
+    result = planned.result;
+    return planned.ops;
+  });
+  return result as T;
 }
 
 /** Plans what a flag change commits besides itself (webhook deliveries), atomically with it. */
@@ -209,106 +213,12 @@ export class FlagService {
     return this.#read(env, () => readHistory(env, flag, limit));
   }
 
-  listWebhooks(env: Environment): Promise<Webhook[]> {
-    return this.#read(env, () => [...env.webhooks.values()].sort(byCreation).map(toWebhook));
-  }
-
-  getWebhook(env: Environment, id: string): Promise<Webhook> {
-    return this.#read(env, () => {
-      const hook = env.webhooks.get(id);
-      if (!hook) throw webhookNotFound(id);
-      return toWebhook(hook);
-    });
-  }
-
-  async createWebhook(env: Environment, input: CreateWebhookInput): Promise<CreatedWebhook> {
-    const hook: StoredWebhook = {
-      id: newWebhookId(),
-      url: input.url,
-      events: input.events,
-      secret: newWebhookSecret(),
-      active: true,
-      createdAt: new Date().toISOString(),
-    };
-    await this.#write(env.id, () => ({ ops: [{ t: 'webhook', env: env.id, webhook: hook }], result: hook }));
-    return toCreatedWebhook(hook);
-  }
-
-  async updateWebhook(env: Environment, id: string, patch: UpdateWebhookInput): Promise<Webhook> {
-    const hook = await this.#write(env.id, () => {
-      const before = env.webhooks.get(id);
-      if (!before) throw webhookNotFound(id);
-      const after: StoredWebhook = { ...before };
-      if (patch.active !== undefined) after.active = patch.active;
-      if (patch.events !== undefined) after.events = patch.events;
-      if (patch.url !== undefined) after.url = patch.url;
-      const same =
-        after.active === before.active &&
-        after.url === before.url &&
-        after.events.length === before.events.length &&
-        after.events.every((kind, i) => kind === before.events[i]);
-      return { ops: same ? [] : [{ t: 'webhook', env: env.id, webhook: after }], result: after };
-    });
-    return toWebhook(hook);
-  }
-
-  /** The deliveries of a webhook, newest first. */
-  listDeliveries(env: Environment, id: string): Promise<Record<string, unknown>[]> {
-    return this.#read(env, () => {
-      if (!env.webhooks.has(id)) throw webhookNotFound(id);
-      return [...env.deliveries.values()]
-        .filter((d) => d.webhookId === id)
-        .sort((a, b) =>
-          a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1,
-        )
-        .map(toDelivery);
-    });
-  }
-
-  /**
-   * Replaces the webhook's secret; the secret signing until now keeps signing for `graceMs`
-   * so receivers can accept both meanwhile. Answers the new secret, shown this once.
-   */
-  async rotateSecret(env: Environment, id: string, graceMs: number): Promise<Record<string, unknown>> {
-    const after = await this.#write(env.id, () => {
-      const before = env.webhooks.get(id);
-      if (!before) throw webhookNotFound(id);
-      const now = Date.now();
-      const rotated: StoredWebhook = {
-        ...before,
-        secret: newWebhookSecret(),
-        previousSecret: signingSecret(before, now),
-        previousSecretExpiresAt: now + graceMs,
-      };
-      return { ops: [{ t: 'webhook', env: env.id, webhook: rotated }], result: rotated };
-    });
-    return {
-      ...toWebhook(after),
-      secret: after.secret,
-      previousSecretExpiresAt: new Date(after.previousSecretExpiresAt!).toISOString(),
-    };
-  }
-
-  async deleteWebhook(env: Environment, id: string): Promise<void> {
-    await this.#write(env.id, () => {
-      if (!env.webhooks.has(id)) throw webhookNotFound(id);
-      return { ops: [{ t: 'webhook-del', env: env.id, id }], result: undefined };
-    });
-  }
-
   #read<T>(env: Environment, read: () => T): Promise<T> {
     return this.#storage.readSettled(env.id, read);
   }
 
-  /** Decides a write with `plan` and commits its ops as one entry; resolves with its result once durable. */
-  async #write<T>(scope: string, plan: () => Plan<T>): Promise<T> {
-    let result: T | undefined;
-    await this.#storage.commit(scope, () => {
-      const planned = plan();
-      result = planned.result;
-      return planned.ops;
-    });
-    return result as T;
+  #write<T>(scope: string, plan: () => Plan<T>): Promise<T> {
+    return decide(this, scope, plan);
   }
 
   /** The op of a flag change and what commits with it (its webhook deliveries). */
@@ -332,5 +242,3 @@ export class FlagService {
 }
 
 const byKey = (a: StoredFlag, b: StoredFlag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-const byCreation = (a: StoredWebhook, b: StoredWebhook) =>
-  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1;

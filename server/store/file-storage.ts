@@ -12,9 +12,9 @@
  *
  * See `docs/protocol.md` §7.
  */
-import { randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { type DirLock, lockDir } from './dir-lock.js';
 import type { LoadedState, Memory, Storage } from './storage.js';
 
 export interface FileStorageOptions {
@@ -39,24 +39,12 @@ const JOURNAL = 'journal.jsonl';
 const LOCK = 'flagwire.lock';
 const FORMAT = 1;
 
-/** Data dirs held by this process, so two servers in one process cannot share one either. */
-const heldHere = new Set<string>();
-
 async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();
   } finally {
     await handle.close();
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -85,7 +73,7 @@ class FileStorage<Op> implements Storage<Op> {
   #failure: Error | undefined;
   #closed: Promise<void> | undefined;
   #memory: Memory<Op> | undefined;
-  #locked = false;
+  #lock: DirLock | undefined;
 
   constructor(options: FileStorageOptions) {
     this.#options = options;
@@ -95,7 +83,7 @@ class FileStorage<Op> implements Storage<Op> {
 
   async load(): Promise<LoadedState<Op>> {
     await mkdir(this.#dir, { recursive: true });
-    await this.#lock();
+    this.#lock = await lockDir(this.#dir, LOCK);
     let snapshot: unknown;
     let snapshotSeq = 0;
     const snapshotPath = join(this.#dir, SNAPSHOT);
@@ -230,7 +218,7 @@ class FileStorage<Op> implements Storage<Op> {
     } finally {
       await this.#journal?.close();
       this.#journal = undefined;
-      await this.#unlock();
+      await this.#lock?.release();
     }
   }
 
@@ -316,33 +304,5 @@ class FileStorage<Op> implements Storage<Op> {
     this.#failure = new Error(`store: write to ${this.#dir} failed: ${error.message}`, { cause: error });
     this.#options.warn(this.#failure.message);
     for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(this.#failure);
-  }
-
-  async #lock(): Promise<void> {
-    const path = join(this.#dir, LOCK);
-    if (heldHere.has(this.#dir))
-      throw new Error(`store: data dir ${this.#dir} is already in use by this process`);
-    try {
-      const existing = Number.parseInt(await readFile(path, 'utf8'), 10);
-      if (Number.isInteger(existing) && existing !== process.pid && isAlive(existing)) {
-        throw new Error(`store: data dir ${this.#dir} is in use by another process (pid ${existing})`);
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    }
-    const temp = `${path}.${randomUUID()}`;
-    const handle = await open(temp, 'w');
-    await handle.writeFile(String(process.pid));
-    await handle.close();
-    await rename(temp, path);
-    heldHere.add(this.#dir);
-    this.#locked = true;
-  }
-
-  async #unlock(): Promise<void> {
-    if (!this.#locked) return;
-    this.#locked = false;
-    heldHere.delete(this.#dir);
-    await unlink(join(this.#dir, LOCK)).catch(() => {});
   }
 }

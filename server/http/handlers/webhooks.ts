@@ -2,12 +2,16 @@
 import { validateCreateWebhook, validateUpdateWebhook } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
 import { toDelivery } from '../../state/representation.js';
-import type { FlagService } from '../../state/service.js';
+import type { WebhookService } from '../../state/webhook-service.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
 
-export function webhookRoutes(service: FlagService, dispatcher: Dispatcher, secretGraceMs: number): Route[] {
+export function webhookRoutes(
+  service: WebhookService,
+  dispatcher: Dispatcher,
+  secretGraceMs: number,
+): Route[] {
   return [
     defineRoute('webhooks', {
       GET: {

@@ -1,0 +1,113 @@
+/**
+ * Webhooks of an environment (`docs/protocol.md` §8.3): their rules, committed through the one
+ * write protocol like every write (`FlagService.commit`); deliveries are the dispatcher's.
+ */
+import type {
+  CreatedWebhook,
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  Webhook,
+} from '../../src/core/types.js';
+import { webhookNotFound } from '../errors.js';
+import { newWebhookId, newWebhookSecret } from './ids.js';
+import { type Environment, type StoredWebhook, signingSecret } from './model.js';
+import { toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
+import { decide, type FlagService } from './service.js';
+
+export class WebhookService {
+  readonly #flags: FlagService;
+
+  constructor(flags: FlagService) {
+    this.#flags = flags;
+  }
+
+  listWebhooks(env: Environment): Promise<Webhook[]> {
+    return this.#flags.readSettled(env.id, () => [...env.webhooks.values()].sort(byCreation).map(toWebhook));
+  }
+
+  getWebhook(env: Environment, id: string): Promise<Webhook> {
+    return this.#flags.readSettled(env.id, () => {
+      const hook = env.webhooks.get(id);
+      if (!hook) throw webhookNotFound(id);
+      return toWebhook(hook);
+    });
+  }
+
+  async createWebhook(env: Environment, input: CreateWebhookInput): Promise<CreatedWebhook> {
+    const hook: StoredWebhook = {
+      id: newWebhookId(),
+      url: input.url,
+      events: input.events,
+      secret: newWebhookSecret(),
+      active: true,
+      createdAt: new Date().toISOString(),
+    };
+    await this.#flags.commit(env.id, () => [{ t: 'webhook', env: env.id, webhook: hook }]);
+    return toCreatedWebhook(hook);
+  }
+
+  async updateWebhook(env: Environment, id: string, patch: UpdateWebhookInput): Promise<Webhook> {
+    const hook = await decide(this.#flags, env.id, () => {
+      const before = env.webhooks.get(id);
+      if (!before) throw webhookNotFound(id);
+      const after: StoredWebhook = { ...before };
+      if (patch.active !== undefined) after.active = patch.active;
+      if (patch.events !== undefined) after.events = patch.events;
+      if (patch.url !== undefined) after.url = patch.url;
+      const same =
+        after.active === before.active &&
+        after.url === before.url &&
+        after.events.length === before.events.length &&
+        after.events.every((kind, i) => kind === before.events[i]);
+      return { ops: same ? [] : [{ t: 'webhook', env: env.id, webhook: after }], result: after };
+    });
+    return toWebhook(hook);
+  }
+
+  /** The deliveries of a webhook, newest first. */
+  listDeliveries(env: Environment, id: string): Promise<Record<string, unknown>[]> {
+    return this.#flags.readSettled(env.id, () => {
+      if (!env.webhooks.has(id)) throw webhookNotFound(id);
+      return [...env.deliveries.values()]
+        .filter((d) => d.webhookId === id)
+        .sort((a, b) =>
+          a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1,
+        )
+        .map(toDelivery);
+    });
+  }
+
+  /**
+   * Replaces the webhook's secret; the secret signing until now keeps signing for `graceMs`
+   * so receivers can accept both meanwhile. Answers the new secret, shown this once.
+   */
+  async rotateSecret(env: Environment, id: string, graceMs: number): Promise<Record<string, unknown>> {
+    const after = await decide(this.#flags, env.id, () => {
+      const before = env.webhooks.get(id);
+      if (!before) throw webhookNotFound(id);
+      const now = Date.now();
+      const rotated: StoredWebhook = {
+        ...before,
+        secret: newWebhookSecret(),
+        previousSecret: signingSecret(before, now),
+        previousSecretExpiresAt: now + graceMs,
+      };
+      return { ops: [{ t: 'webhook', env: env.id, webhook: rotated }], result: rotated };
+    });
+    return {
+      ...toWebhook(after),
+      secret: after.secret,
+      previousSecretExpiresAt: new Date(after.previousSecretExpiresAt!).toISOString(),
+    };
+  }
+
+  async deleteWebhook(env: Environment, id: string): Promise<void> {
+    await decide(this.#flags, env.id, () => {
+      if (!env.webhooks.has(id)) throw webhookNotFound(id);
+      return { ops: [{ t: 'webhook-del', env: env.id, id }], result: undefined };
+    });
+  }
+}
+
+const byCreation = (a: StoredWebhook, b: StoredWebhook) =>
+  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1;
