@@ -1,0 +1,77 @@
+/**
+ * Serving a variant or a split (CONTRACT "Splits"; every SDK in every language must agree): the
+ * bucket value is the first present of `bucketBy` (default `key`; strings as they are, integers
+ * as their decimal string, anything else or `""` is missing); `h = murmur3_x86_32(utf8(salt +
+ * ":" + value), 0)`, `r = h mod 100000`, `f = (r mod 100) * 1000 + floor(r / 100)`; the served
+ * slice is the first whose running sum of weights is greater than `f`. A rollout of `p` % is the
+ * split `[{on, 1000p}, {off, rest}]`, which keeps every decision of today's formula.
+ */
+import { type Murmur3Prefix, murmur3Continue, murmur3Prefix } from '../murmur3.js';
+import type { User } from '../types.js';
+import { type AttributePath, attributeOf, attributePath } from './attributes.js';
+import type { Serve } from './types.js';
+
+/** The total weight of a split: 100 % in thousandths of a percent. */
+export const SPLIT_TOTAL = 100_000;
+
+export interface CompiledServe {
+  /** The variant's index when one is served whoever the user is; -1 for a split that needs a bucket. */
+  fixed: number;
+  /** Running sums of the slices' weights. */
+  bounds: Int32Array;
+  /** Each slice's variant index, or -1 for a `null` slice. */
+  slices: Int32Array;
+  bucketBy: readonly AttributePath[];
+  prefix: Murmur3Prefix | undefined;
+}
+
+/**
+ * Answers the variant's index, or -1 for `null` where a slice may serve no one (rules only);
+ * throws an `Error` for a variant the flag does not have.
+ */
+export type VariantIndex = (name: string | null) => number;
+
+/** Compiles a serve; `salt` is the flag's (`salt`, else its key). */
+export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex): CompiledServe {
+  if ('variant' in serve) {
+    const fixed = indexOf(serve.variant);
+    return { fixed, bounds: new Int32Array(0), slices: new Int32Array(0), bucketBy: [], prefix: undefined };
+  }
+  const { split } = serve;
+  if (!Array.isArray(split) || split.length === 0) throw new Error('a split has slices');
+  const bounds = new Int32Array(split.length);
+  const slices = new Int32Array(split.length);
+  let sum = 0;
+  let fixed = -1;
+  split.forEach((slice, i) => {
+    if (!Number.isInteger(slice.weight) || slice.weight < 0) throw new Error('weights are integers');
+    sum += slice.weight;
+    bounds[i] = sum;
+    slices[i] = indexOf(slice.variant);
+    // All the weight on one slice: no bucket needed (a `null` one still needs none: it never serves).
+    if (slice.weight === SPLIT_TOTAL) fixed = slices[i]! >= 0 ? slices[i]! : -2;
+  });
+  if (sum !== SPLIT_TOTAL) throw new Error('weights sum to 100000');
+  const by = serve.bucketBy ?? 'key';
+  const bucketBy = (Array.isArray(by) ? by : [by]).map(attributePath);
+  return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`) };
+}
+
+/** The split's value `f` (0..99999) for the user, or -1 when no bucket value is present. */
+export function splitPoint(serve: CompiledServe, user: User | undefined): number {
+  for (let i = 0; i < serve.bucketBy.length; i++) {
+    const value = attributeOf(user, serve.bucketBy[i]!);
+    const text = typeof value === 'string' ? value : Number.isInteger(value) ? String(value) : '';
+    if (text === '') continue;
+    const r = murmur3Continue(serve.prefix!, text) % SPLIT_TOTAL;
+    return (r % 100) * 1000 + Math.floor(r / 100);
+  }
+  return -1;
+}
+
+/** The slice's variant index for `point` (-1: a `null` slice). */
+export function sliceAt(serve: CompiledServe, point: number): number {
+  const { bounds } = serve;
+  for (let i = 0; i < bounds.length; i++) if (bounds[i]! > point) return serve.slices[i]!;
+  return -1;
+}
