@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
  */
 const ON_BOTH_STORES = [
   'test/server-flags.test.ts',
+  'test/server-targeting.test.ts',
   'test/server-sdk.test.ts',
   'test/server-webhooks.test.ts',
   'test/server-auth.test.ts',

@@ -4,20 +4,13 @@
  * typo is an error at start-up, not a silently missing key.
  */
 import { API_KEY_PATTERN, FLAG_KEY_PATTERN } from '../src/core/limits.js';
-import type { FlagType } from '../src/core/types.js';
+import type { CreateFlagInput } from '../src/core/types.js';
 import { validateCreateFlag } from '../src/core/validation.js';
 import { ADMIN_TOKEN_RULE } from './options.js';
 import type { Access } from './state/model.js';
 
-export interface ConfigFlag {
-  key: string;
-  type: FlagType;
-  /** @default false */
-  enabled?: boolean;
-  /** Rollout flags only. @default 0 */
-  percentage?: number;
-  description?: string | null;
-}
+/** A seed flag: a `POST /flags` body (targeting included), plus whether it starts enabled (default false). */
+export type ConfigFlag = CreateFlagInput & { enabled?: boolean };
 
 export interface ConfigApiKey {
   /** `fw_live_` + 32 characters of `[A-Za-z0-9]`. */

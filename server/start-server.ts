@@ -14,6 +14,7 @@ import { createApiHandler, guarded } from './http/app.js';
 import { ClientErrorResponder } from './http/client-errors.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
+import { segmentRoutes } from './http/handlers/segments.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
 import { sendError } from './http/respond.js';
 import { splitTarget } from './http/router.js';
@@ -26,6 +27,7 @@ import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
 import { KeyRing } from './state/key-ring.js';
 import type { Access } from './state/model.js';
+import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
 import { restoreState } from './state/snapshot.js';
 import { WebhookService } from './state/webhook-service.js';
@@ -130,6 +132,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     stopDispatcher = () => dispatcher.close();
     const envRoutes = [
       ...flagRoutes(service),
+      ...segmentRoutes(new SegmentService(service)),
       ...webhookRoutes(new WebhookService(service), dispatcher, resolved.webhookSecretGraceMs),
     ];
     const api = createApiHandler([...sdkRoutes(hub), ...envRoutes], keyRing);

@@ -51,6 +51,7 @@ function environment(): Environment {
     flags: new Map(),
     webhooks: new Map(),
     deliveries: new Map(),
+    segments: new Map(),
     generatedKeys: [],
     source: 'config',
     createdAt: '',

@@ -54,7 +54,7 @@ export function invokeRoute<G extends Authenticated>(
   if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
   // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
   if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query });
-  return readJsonBody(req).then((body) => {
+  return readJsonBody(req, spec.maxBodyBytes).then((body) => {
     if (body === undefined)
       throw new ApiError(400, 'VALIDATION_ERROR', 'request body is required: a JSON object');
     return spec.handler({ req, res, grant, params, body, query });

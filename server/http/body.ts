@@ -14,13 +14,17 @@ function isJsonMediaType(header: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-const tooLarge = () =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`);
+const tooLarge = (max: number) =>
+  new ApiError(
+    413,
+    'PAYLOAD_TOO_LARGE',
+    `request body is larger than ${max} bytes (${max / (1024 * 1024)} MiB)`,
+  );
 
-/** Reads and parses the body; resolves `undefined` when there is none. */
-export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+/** Reads and parses the body, at most `max` bytes (1 MiB unless a route says more); `undefined` when there is none. */
+export async function readJsonBody(req: IncomingMessage, max = MAX_BODY_BYTES): Promise<unknown> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  if (declared !== undefined && Number(declared) > max) throw tooLarge(max);
   const hasBody =
     (declared !== undefined && declared !== '0') || req.headers['transfer-encoding'] !== undefined;
   if (hasBody) {
@@ -44,7 +48,7 @@ export async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
+    if (size > max) throw tooLarge(max);
     chunks.push(chunk);
   }
   if (size === 0) return undefined;

@@ -29,6 +29,8 @@ export interface MethodSpec<G extends Authenticated = Grant> {
   readOnly: boolean;
   /** Whether the method takes a JSON body. */
   body: boolean;
+  /** The largest body it takes, in bytes (default 1 MiB). */
+  maxBodyBytes?: number;
   /** For the 403 message: "cannot <action>". */
   action: string;
 }

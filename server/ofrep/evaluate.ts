@@ -8,7 +8,12 @@ import { createHash } from 'node:crypto';
 import { evaluateDetail } from '../../src/core/evaluate.js';
 import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
+import { evaluateVariant, OUTCOME } from '../../src/core/targeting/evaluate.js';
+import { resolution } from '../../src/core/targeting/openfeature.js';
+import type { SdkFlag } from '../../src/core/types.js';
+import { compiledFlag, targetingContext } from '../state/compiled.js';
 import type { Environment } from '../state/model.js';
+import { isPlainFlag } from '../state/representation.js';
 
 /** An OFREP error: its status, and the body `{key?, errorCode, errorDetails}`. */
 export class OfrepError extends Error {
@@ -47,8 +52,18 @@ export function parseContext(body: unknown): OfrepContext {
 /** One flag's OFREP answer: a success, or a failure with its own `errorCode`. */
 export function evaluateOne(env: Environment, key: string, context: OfrepContext): Record<string, unknown> {
   const flag = env.flags.get(key);
+  if (flag && !isPlainFlag(flag)) {
+    // Targeting (§12): the context's attributes, with the targetingKey as the user key.
+    const compiled = compiledFlag(flag);
+    const user = { ...context.raw, key: context.targetingKey };
+    const outcome = resolution(compiled, evaluateVariant(compiled, user, targetingContext(env)), OUTCOME);
+    if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
+    const { value, reason, variant, metadata } = outcome;
+    return { key, value, reason, variant, metadata };
+  }
   const prefix = flag?.type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined;
-  const outcome = openFeatureOutcome(evaluateDetail(flag, context.targetingKey, false, true, prefix));
+  const plain = flag as SdkFlag | undefined;
+  const outcome = openFeatureOutcome(evaluateDetail(plain, context.targetingKey, false, true, prefix));
   if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
   return {
     key,

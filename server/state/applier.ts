@@ -57,6 +57,23 @@ export class Applier implements Memory<Op> {
         // An op memory already holds (replayed after a snapshot) changes nothing new.
         if (env && op.rev > env.revision)
           changes.push(flagCommitOf(env, op, env.flags.get(op.t === 'flag' ? op.flag.key : op.key) ?? null));
+      } else if (op.t === 'segment' || op.t === 'segment-del') {
+        const env = this.#state.get(op.env);
+        if (env && op.rev > env.revision) {
+          const before = env.segments.get(op.t === 'segment' ? op.segment.key : op.key) ?? null;
+          const after = op.t === 'segment' ? op.segment : null;
+          const at = op.t === 'segment' ? op.segment.updatedAt : op.at;
+          const actor = op.by ?? UNKNOWN_ACTOR;
+          changes.push({
+            env,
+            revision: op.rev,
+            before: null,
+            after: null,
+            at,
+            actor,
+            segment: { before, after },
+          });
+        }
       }
       applyOp(this.#state, op);
     }

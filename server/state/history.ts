@@ -3,16 +3,54 @@
  * derived from the change itself when its op is applied, so it is as durable as the change
  * and replaying the journal rebuilds it.
  */
-import type { Actor, Environment, HistoryEntry, StoredFlag } from './model.js';
+import type { Actor, Environment, HistoryEntry, StoredFlag, StoredSegment } from './model.js';
 
 /** The fields a change can touch, in the order the history lists them. */
-const FIELDS = ['type', 'enabled', 'percentage', 'description'] as const;
+const FIELDS = [
+  'type',
+  'enabled',
+  'percentage',
+  'description',
+  'variants',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
+
+const SEGMENT_FIELDS = ['description', 'included', 'excluded', 'rules'] as const;
 
 function fieldsOf(flag: StoredFlag): Record<string, unknown> {
   const out: Record<string, unknown> = { type: flag.type, enabled: flag.enabled };
   if (flag.type === 'rollout') out.percentage = flag.percentage ?? 0;
   out.description = flag.description;
+  for (const field of FIELDS.slice(4)) if (flag[field] !== undefined) out[field] = flag[field];
   return out;
+}
+
+/** Equal as JSON (targeting fields are JSON values; the others, scalars). */
+const same = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
+
+function changesOf(
+  fields: readonly string[],
+  from: Record<string, unknown> | undefined,
+  to: Record<string, unknown> | undefined,
+): HistoryEntry['changes'] {
+  const changes: HistoryEntry['changes'] = [];
+  for (const field of fields) {
+    const inFrom = from !== undefined && field in from;
+    const inTo = to !== undefined && field in to;
+    if (!inFrom && !inTo) continue;
+    const a = inFrom ? from[field] : null;
+    const b = inTo ? to[field] : null;
+    if (from && to && same(a, b)) continue;
+    if ((!from || !to) && a === null && b === null) continue; // no description to speak of
+    changes.push({ field, from: a, to: b });
+  }
+  return changes;
 }
 
 export function historyEntry(
@@ -22,20 +60,24 @@ export function historyEntry(
   after: StoredFlag | undefined,
   actor: Actor,
 ): HistoryEntry {
-  const from = before ? fieldsOf(before) : {};
-  const to = after ? fieldsOf(after) : {};
-  const changes: HistoryEntry['changes'] = [];
-  for (const field of FIELDS) {
-    const a = field in from ? from[field] : null;
-    const b = field in to ? to[field] : null;
-    if (!(field in from) && !(field in to)) continue;
-    if (before && after && a === b) continue;
-    if ((!before || !after) && a === null && b === null) continue; // no description to speak of
-    changes.push({ field, from: before ? a : null, to: after ? b : null });
-  }
+  const changes = changesOf(FIELDS, before && fieldsOf(before), after && fieldsOf(after));
   const flag = (after ?? before)!.key;
   const action = !before ? 'created' : !after ? 'deleted' : 'updated';
   return { revision, at, flag, action, changes, actor };
+}
+
+/** A segment's change, in the history as `segment:<key>` (`docs/protocol.md` §12.3). */
+export function segmentHistoryEntry(
+  revision: number,
+  at: string,
+  before: StoredSegment | undefined,
+  after: StoredSegment | undefined,
+  actor: Actor,
+): HistoryEntry {
+  const fields = (s: StoredSegment) => Object.fromEntries(SEGMENT_FIELDS.map((f) => [f, s[f]]));
+  const changes = changesOf(SEGMENT_FIELDS, before && fields(before), after && fields(after));
+  const action = !before ? 'created' : !after ? 'deleted' : 'updated';
+  return { revision, at, flag: `segment:${(after ?? before)!.key}`, action, changes, actor };
 }
 
 /** Appends an entry, dropping the oldest past `limit`. */

@@ -1,5 +1,6 @@
 /** The reference server's in-memory model: what the store persists and the handlers read. */
-import type { FlagType, WebhookEventKind } from '../../src/core/types.js';
+import type { Clause, JsonValue, Prerequisite, Rule, Serve, Target } from '../../src/core/targeting/types.js';
+import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
 
 /** Access level of an API key (`docs/protocol.md` §2). */
 export type Access = 'full' | 'read-only';
@@ -39,25 +40,47 @@ export interface StoredProject {
   createdAt: string;
 }
 
-/** One committed flag change as the history shows it (`docs/protocol.md` §10.3). */
+/** One committed flag or segment change as the history shows it (`docs/protocol.md` §10.3). */
 export interface HistoryEntry {
   revision: number;
   at: string;
+  /** The flag's key; for a segment change, `segment:<key>`. */
   flag: string;
   action: 'created' | 'updated' | 'deleted';
   changes: Array<{ field: string; from: unknown; to: unknown }>;
   actor: Actor;
 }
 
-/** A flag as stored: the management fields plus bookkeeping. */
+/** A flag as stored: the management fields plus bookkeeping; targeting only where set (§12). */
 export interface StoredFlag {
   key: string;
-  type: FlagType;
+  type: AnyFlagType;
   enabled: boolean;
   /** Present on rollout flags only. */
   percentage?: number;
   description: string | null;
+  /** On `string`, `number` and `json` flags. */
+  variants?: Record<string, JsonValue>;
+  offVariant?: string;
+  fallthrough?: Serve;
+  targets?: Target[];
+  rules?: Rule[];
+  prerequisites?: Prerequisite[];
+  salt?: string;
   /** Environment revision of the flag's last change. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A segment as stored (`docs/protocol.md` §12.3). */
+export interface StoredSegment {
+  key: string;
+  description: string | null;
+  included: string[];
+  excluded: string[];
+  rules: Array<{ clauses: Clause[] }>;
+  /** Environment revision of the segment's last change. */
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -117,6 +140,7 @@ export interface Environment {
   /** Incremented by every committed flag change. */
   revision: number;
   flags: Map<string, StoredFlag>;
+  segments: Map<string, StoredSegment>;
   webhooks: Map<string, StoredWebhook>;
   /** Webhook deliveries, pending and recent, by id. */
   deliveries: Map<string, StoredDelivery>;
@@ -155,11 +179,14 @@ export class MemoryState extends Map<string, Environment> {
 export interface FlagCommit {
   env: Environment;
   revision: number;
+  /** The flag before and after; both `null` when the revision changed a segment. */
   before: StoredFlag | null;
   after: StoredFlag | null;
   /** ISO 8601 time of the commit. */
   at: string;
   actor: Actor;
+  /** The segment the revision changed (`docs/protocol.md` §12.3), when it changed one. */
+  segment?: { before: StoredSegment | null; after: StoredSegment | null };
 }
 
 /** @deprecated the old name of `FlagCommit`, kept while the stream files move to it. */

@@ -3,7 +3,7 @@
  * suffix of the log again onto a state that already holds it changes nothing
  * (`docs/protocol.md` §7, storage).
  */
-import { historyEntry, recordHistory } from './history.js';
+import { historyEntry, recordHistory, segmentHistoryEntry } from './history.js';
 import type {
   Actor,
   ApiKeyGrant,
@@ -14,6 +14,7 @@ import type {
   StoredDelivery,
   StoredFlag,
   StoredProject,
+  StoredSegment,
   StoredWebhook,
 } from './model.js';
 
@@ -33,6 +34,8 @@ export type Op =
     }
   | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor }
   | { t: 'flag-del'; env: string; rev: number; key: string; at?: string; by?: Actor }
+  | { t: 'segment'; env: string; rev: number; segment: StoredSegment; by?: Actor }
+  | { t: 'segment-del'; env: string; rev: number; key: string; at: string; by?: Actor }
   | { t: 'webhook'; env: string; webhook: StoredWebhook }
   | { t: 'webhook-del'; env: string; id: string }
   | { t: 'delivery'; env: string; delivery: StoredDelivery }
@@ -74,6 +77,7 @@ export function applyOp(db: MemoryState, op: Op): void {
           epoch: op.epoch,
           revision: 0,
           flags: new Map(),
+          segments: new Map(),
           webhooks: new Map(),
           deliveries: new Map(),
           generatedKeys: op.keys,
@@ -115,6 +119,38 @@ export function applyOp(db: MemoryState, op: Op): void {
         env.revision = op.rev;
       }
       env.flags.delete(op.key);
+      return;
+    }
+    case 'segment': {
+      const env = envOf(db, op.env);
+      if (op.rev > env.revision) {
+        const before = env.segments.get(op.segment.key);
+        const entry = segmentHistoryEntry(
+          op.rev,
+          op.segment.updatedAt,
+          before,
+          op.segment,
+          op.by ?? UNKNOWN_ACTOR,
+        );
+        recordHistory(env, entry, db.historyLimit);
+        env.revision = op.rev;
+      }
+      env.segments.set(op.segment.key, op.segment);
+      return;
+    }
+    case 'segment-del': {
+      const env = envOf(db, op.env);
+      const before = env.segments.get(op.key);
+      if (op.rev > env.revision) {
+        if (before)
+          recordHistory(
+            env,
+            segmentHistoryEntry(op.rev, op.at, before, undefined, op.by ?? UNKNOWN_ACTOR),
+            db.historyLimit,
+          );
+        env.revision = op.rev;
+      }
+      env.segments.delete(op.key);
       return;
     }
     case 'webhook':

@@ -5,7 +5,8 @@
  * its ops reach memory through the applier, and it is answered once durable. Reads are settled
  * reads: they answer nothing a crash or a failed commit could take back.
  */
-import type { CreateFlagInput, Flag, FlagType, UpdateFlagInput } from '../../src/core/types.js';
+import type { PatternCheck } from '../../src/core/targeting/validate.js';
+import type { AnyFlagType, CreateFlagInput, Flag, UpdateFlagInput } from '../../src/core/types.js';
 import { ApiError, flagNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
 import { flagCommitOf } from './applier.js';
@@ -23,6 +24,7 @@ import type {
 } from './model.js';
 import type { Op } from './ops.js';
 import { toFlag } from './representation.js';
+import { applyTargeting, dependentsOf, sameJson } from './targeting.js';
 
 /** What a write decides against the current state: the ops to commit and the answer. */
 export interface Plan<T> {
@@ -52,10 +54,13 @@ export class FlagService {
   readonly #db: MemoryState;
   readonly #storage: Storage<Op>;
   #planner: CommitPlanner | undefined;
+  readonly #patterns: PatternCheck | undefined;
 
-  constructor(db: MemoryState, storage: Storage<Op>) {
+  /** `patterns` refuses the `matches` patterns the SDK's matcher cannot run. */
+  constructor(db: MemoryState, storage: Storage<Op>, patterns?: PatternCheck) {
     this.#db = db;
     this.#storage = storage;
+    this.#patterns = patterns;
   }
 
   /** Sets the planner of ops committed with every flag change (webhook deliveries). */
@@ -166,6 +171,7 @@ export class FlagService {
       updatedAt: now,
     };
     if (input.type === 'rollout') flag.percentage = input.percentage ?? 0;
+    applyTargeting(env, flag, input, this.#patterns);
     return { ...this.#flagPlan(env, null, flag, now, actor), result: flag };
   }
 
@@ -176,7 +182,7 @@ export class FlagService {
   async updateFlag(
     env: Environment,
     key: string,
-    patchOrOf: UpdateFlagInput | ((type: FlagType) => UpdateFlagInput),
+    patchOrOf: UpdateFlagInput | ((type: AnyFlagType) => UpdateFlagInput),
     actor: Actor,
   ): Promise<Flag> {
     const flag = await this.#write(env.id, () => {
@@ -186,11 +192,8 @@ export class FlagService {
       if (patch.enabled !== undefined) after.enabled = patch.enabled;
       if (patch.percentage !== undefined && before.type === 'rollout') after.percentage = patch.percentage;
       if (patch.description !== undefined) after.description = patch.description;
-      if (
-        after.enabled === before.enabled &&
-        after.percentage === before.percentage &&
-        after.description === before.description
-      ) {
+      applyTargeting(env, after, patch, this.#patterns);
+      if (TRACKED.every((field) => sameJson(after[field], before[field]))) {
         // A change that changes nothing commits nothing and emits nothing.
         return { ops: [], result: before };
       }
@@ -201,11 +204,19 @@ export class FlagService {
     return toFlag(flag);
   }
 
+  /** Deletes a flag; 409 while other flags list it as a prerequisite. */
   async deleteFlag(env: Environment, key: string, actor: Actor): Promise<void> {
-    await this.#write(env.id, () => ({
-      ...this.#flagPlan(env, this.requireFlag(env, key), null, new Date().toISOString(), actor),
-      result: undefined,
-    }));
+    await this.#write(env.id, () => {
+      const flag = this.requireFlag(env, key);
+      const dependents = dependentsOf(env, key);
+      if (dependents.length > 0)
+        throw new ApiError(
+          409,
+          'CONFLICT',
+          `flag ${JSON.stringify(key)} is a prerequisite of ${dependents.map((k) => JSON.stringify(k)).join(', ')}: remove it there first`,
+        );
+      return { ...this.#flagPlan(env, flag, null, new Date().toISOString(), actor), result: undefined };
+    });
   }
 
   /** The environment's flag changes, newest first (`docs/protocol.md` §10.3). */
@@ -240,5 +251,18 @@ export class FlagService {
     return { ops: [op, ...(this.#planner?.(flagCommitOf(env, op, before)) ?? [])] };
   }
 }
+
+/** The fields of a flag a patch may change: unchanged, the patch commits nothing. */
+const TRACKED = [
+  'enabled',
+  'percentage',
+  'description',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
 
 const byKey = (a: StoredFlag, b: StoredFlag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -14,6 +14,7 @@ import {
   type StoredDelivery,
   type StoredFlag,
   type StoredProject,
+  type StoredSegment,
   type StoredWebhook,
 } from './model.js';
 import { applyOp, type Op } from './ops.js';
@@ -35,6 +36,7 @@ export interface EnvSnapshot {
   revision: number;
   keys: ApiKeyGrant[];
   flags: StoredFlag[];
+  segments?: StoredSegment[];
   webhooks: StoredWebhook[];
   deliveries?: StoredDelivery[];
   source?: Source;
@@ -67,6 +69,7 @@ export function captureScope(db: MemoryState, scope: string): () => void {
   const saved = {
     revision: env.revision,
     flags: new Map(env.flags),
+    segments: new Map(env.segments),
     webhooks: new Map(env.webhooks),
     deliveries: new Map(env.deliveries),
     generatedKeys: env.generatedKeys,
@@ -82,6 +85,7 @@ export function captureScope(db: MemoryState, scope: string): () => void {
   return () => {
     env.revision = saved.revision;
     refill(env.flags, saved.flags);
+    refill(env.segments, saved.segments);
     refill(env.webhooks, saved.webhooks);
     refill(env.deliveries, saved.deliveries);
     env.generatedKeys = saved.generatedKeys;
@@ -101,6 +105,7 @@ function envSnapshot(env: Environment): EnvSnapshot {
     revision: env.revision,
     keys: env.generatedKeys,
     flags: [...env.flags.values()],
+    segments: [...env.segments.values()],
     webhooks: [...env.webhooks.values()],
     deliveries: [...env.deliveries.values()],
     source: env.source,
@@ -151,6 +156,7 @@ export function fromSnapshot(data: SnapshotData): MemoryState {
       epoch: e.epoch,
       revision: e.revision,
       flags: new Map(e.flags.map((f) => [f.key, f])),
+      segments: new Map((e.segments ?? []).map((s) => [s.key, s])),
       webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
       deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
       generatedKeys: e.keys,

@@ -7,7 +7,7 @@
 import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
 import type { Environment, FlagChange } from '../state/model.js';
-import { toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
+import { isPlainFlag, toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
 
 export interface CachedSnapshot {
@@ -39,7 +39,8 @@ export class SdkView {
     this.#revision = env.revision;
     this.#oldest = env.revision + 1;
     this.#frames = new Array<string>(Math.max(1, historySize));
-    for (const flag of env.flags.values()) this.#flags.set(flag.key, toSdkFlag(flag));
+    // An SDK without the targeting capability holds only plain flags (§12.6).
+    for (const flag of env.flags.values()) if (isPlainFlag(flag)) this.#flags.set(flag.key, toSdkFlag(flag));
   }
 
   get revision(): number {
@@ -53,13 +54,25 @@ export class SdkView {
   /** Applies a published change and returns its stream frame. */
   apply(change: FlagChange): string {
     let data: string;
-    if (change.after) {
+    if (change.after && isPlainFlag(change.after)) {
       const flag = toSdkFlag(change.after);
       this.#flags.set(flag.key, flag);
       data = JSON.stringify(flag);
+    } else if (change.after || change.before) {
+      // Deleted, or no longer a flag an SDK without targeting can hold: it reaches it deleted (§12.6).
+      const gone = (change.after ?? change.before)!;
+      this.#flags.delete(gone.key);
+      data = JSON.stringify(toDeletedSdkFlag(gone, change.revision));
     } else {
-      this.#flags.delete(change.before!.key);
-      data = JSON.stringify(toDeletedSdkFlag(change.before!, change.revision));
+      // A revision that changed a segment: a deletion of a key no flag can have, so the revision
+      // stays gap-free for an SDK that holds no segments (§12.6).
+      data = JSON.stringify({
+        key: '$segments',
+        type: 'boolean',
+        enabled: false,
+        version: change.revision,
+        deleted: true,
+      });
     }
     this.#revision = change.revision;
     this.#cached = undefined;

@@ -5,19 +5,37 @@
  * The single source for their meaning is `docs/protocol.md`.
  */
 
-/** The two kinds of flag. */
+import type { JsonValue, Prerequisite, Rule, Serve, Target } from './targeting/types.js';
+
+/** The flags `isEnabled` evaluates: on or off, for everyone or for a percentage. */
 export type FlagType = 'boolean' | 'rollout';
 
+/** Flags that serve one of their variants' values (`docs/protocol.md` §12). */
+export type ValueFlagType = 'string' | 'number' | 'json';
+
+/** Every kind of flag. */
+export type AnyFlagType = FlagType | ValueFlagType;
+
+/** The targeting a flag of any type may carry, as the management API shows it (only what is set). */
+export interface FlagTargeting {
+  targets?: Target[];
+  rules?: Rule[];
+  prerequisites?: Prerequisite[];
+  salt?: string;
+}
+
 /** Management representation of a `boolean` flag (`docs/protocol.md` §3.1). */
-export interface BooleanFlag {
+export interface BooleanFlag extends FlagTargeting {
   key: string;
   type: 'boolean';
   enabled: boolean;
   description: string | null;
+  /** Only when it is not `{"variant": "on"}`. */
+  fallthrough?: Serve;
 }
 
 /** Management representation of a `rollout` flag: a boolean flag plus `percentage` (0..100). */
-export interface RolloutFlag {
+export interface RolloutFlag extends FlagTargeting {
   key: string;
   type: 'rollout';
   enabled: boolean;
@@ -25,13 +43,35 @@ export interface RolloutFlag {
   description: string | null;
 }
 
+/** Management representation of a `string`, `number` or `json` flag. */
+export interface ValueFlag extends FlagTargeting {
+  key: string;
+  type: ValueFlagType;
+  enabled: boolean;
+  description: string | null;
+  variants: Record<string, JsonValue>;
+  offVariant: string;
+  fallthrough: Serve;
+}
+
 /** A flag as the management API returns it. */
-export type Flag = BooleanFlag | RolloutFlag;
+export type Flag = BooleanFlag | RolloutFlag | ValueFlag;
+
+/** The targeting fields a `POST` or `PATCH /flags` body may set (`null` or `[]` clears a list). */
+export interface TargetingInput {
+  variants?: Record<string, JsonValue>;
+  offVariant?: string;
+  fallthrough?: Serve;
+  targets?: Target[] | null;
+  rules?: Array<Omit<Rule, 'id'> & { id?: string }> | null;
+  prerequisites?: Prerequisite[] | null;
+  salt?: string | null;
+}
 
 /** Body of `POST /flags`. */
-export interface CreateFlagInput {
+export interface CreateFlagInput extends TargetingInput {
   key: string;
-  type: FlagType;
+  type: AnyFlagType;
   description?: string | null;
   /** Only on `rollout` flags; defaults to 0. */
   percentage?: number;
@@ -40,7 +80,7 @@ export interface CreateFlagInput {
 }
 
 /** Body of `PATCH /flags/:key`; every field optional. */
-export interface UpdateFlagInput {
+export interface UpdateFlagInput extends TargetingInput {
   enabled?: boolean;
   /** Only on `rollout` flags. */
   percentage?: number;

@@ -10,10 +10,11 @@ import {
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_URL_MAX_LENGTH,
 } from './limits.js';
+import { TargetingInvalid, validateVariants } from './targeting/validate.js';
 import type {
+  AnyFlagType,
   CreateFlagInput,
   CreateWebhookInput,
-  FlagType,
   UpdateFlagInput,
   UpdateWebhookInput,
   WebhookEventKind,
@@ -90,7 +91,53 @@ function percentageProblem(value: unknown): string | undefined {
 const bodyNotObject = (body: unknown) =>
   fail('body', `request body must be a JSON object, got ${describe(body)}`);
 
-const CREATE_FLAG_FIELDS = ['key', 'type', 'description', 'percentage', 'enabled'] as const;
+/** Targeting fields (`docs/protocol.md` §12): checked here for their shape where it needs no environment; the server checks the rest (`validateFlagTargeting`) against the environment. */
+const TARGETING_FIELDS = [
+  'variants',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
+
+const CREATE_FLAG_FIELDS = [
+  'key',
+  'type',
+  'description',
+  'percentage',
+  'enabled',
+  ...TARGETING_FIELDS,
+] as const;
+
+const FLAG_TYPES: readonly AnyFlagType[] = ['boolean', 'rollout', 'string', 'number', 'json'];
+
+/** Copies the targeting fields of `body` into `value`, checking `variants` against `type`. */
+function takeTargeting(
+  body: Body,
+  type: AnyFlagType,
+  value: Record<string, unknown>,
+  creating: boolean,
+): Validation<never> | undefined {
+  const binary = type === 'boolean' || type === 'rollout';
+  if ('variants' in body) {
+    if (binary)
+      return fail(
+        'variants',
+        `"variants" is not allowed on ${type} flags: they are always {"on": true, "off": false}`,
+      );
+    if (!creating) return fail('variants', '"variants" cannot be changed yet: create a new flag');
+    try {
+      value.variants = validateVariants(body.variants, type);
+    } catch (error) {
+      if (error instanceof TargetingInvalid) return fail(error.path, error.message);
+      throw error;
+    }
+  } else if (creating && !binary) return fail('variants', `"variants" is required on ${type} flags`);
+  for (const field of TARGETING_FIELDS) if (field !== 'variants' && field in body) value[field] = body[field];
+  return undefined;
+}
 
 /** Validates a `POST /flags` body. */
 export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
@@ -101,10 +148,13 @@ export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
   const keyProblem = flagKeyProblem(body.key);
   if (keyProblem) return fail('key', keyProblem);
   if (!('type' in body)) return fail('type', '"type" is required');
-  if (body.type !== 'boolean' && body.type !== 'rollout') {
-    return fail('type', `"type" must be "boolean" or "rollout", got ${show(body.type)}`);
+  if (!FLAG_TYPES.includes(body.type as AnyFlagType)) {
+    return fail(
+      'type',
+      `"type" must be one of ${FLAG_TYPES.map((t) => `"${t}"`).join(', ')}, got ${show(body.type)}`,
+    );
   }
-  const type: FlagType = body.type;
+  const type = body.type as AnyFlagType;
   if ('enabled' in body && typeof body.enabled !== 'boolean') {
     return fail('enabled', `"enabled" must be a boolean, got ${describe(body.enabled)}`);
   }
@@ -121,13 +171,14 @@ export function validateCreateFlag(body: unknown): Validation<CreateFlagInput> {
     if (problem) return fail('percentage', problem);
     value.percentage = body.percentage as number;
   }
-  return { ok: true, value };
+  const targeting = takeTargeting(body, type, value as unknown as Record<string, unknown>, true);
+  return targeting ?? { ok: true, value };
 }
 
-const UPDATE_FLAG_FIELDS = ['enabled', 'percentage', 'description'] as const;
+const UPDATE_FLAG_FIELDS = ['enabled', 'percentage', 'description', ...TARGETING_FIELDS] as const;
 
 /** Validates a `PATCH /flags/:key` body against the type of the flag it changes. */
-export function validateUpdateFlag(body: unknown, type: FlagType): Validation<UpdateFlagInput> {
+export function validateUpdateFlag(body: unknown, type: AnyFlagType): Validation<UpdateFlagInput> {
   if (!isObject(body)) return bodyNotObject(body);
   const extra = unknownField(body, UPDATE_FLAG_FIELDS);
   if (extra !== undefined) {
@@ -156,7 +207,8 @@ export function validateUpdateFlag(body: unknown, type: FlagType): Validation<Up
     if (problem) return fail('description', problem);
     value.description = body.description as string | null;
   }
-  return { ok: true, value };
+  const targeting = takeTargeting(body, type, value as unknown as Record<string, unknown>, false);
+  return targeting ?? { ok: true, value };
 }
 
 function urlProblem(value: unknown): string | undefined {

@@ -6,7 +6,11 @@
 import { clientParts } from '../client/create-client.js';
 import type { FlagwireClient } from '../client/types.js';
 import { sdkFlag } from '../core/sdk-flag.js';
-import type { Flag } from '../core/types.js';
+import type { BooleanFlag, Flag, RolloutFlag } from '../core/types.js';
+
+/** Whether the client evaluates `flag` today: `string`, `number` and `json` flags give the default. */
+const evaluated = (flag: Flag): flag is BooleanFlag | RolloutFlag =>
+  flag.type === 'boolean' || flag.type === 'rollout';
 
 export interface TestClientOptions {
   /** The flags to start with, in the management representation (`GET /flags`). */
@@ -41,10 +45,10 @@ export function createTestClient(options: TestClientOptions = {}): TestClient {
     logger: false,
   });
   let version = 0;
-  for (const flag of options.flags ?? []) store.put(sdkFlag(flag, ++version));
+  for (const flag of options.flags ?? []) if (evaluated(flag)) store.put(sdkFlag(flag, ++version));
   return Object.assign(client, {
     set(flag: Flag): void {
-      emitChanges([store.put(sdkFlag(flag, ++version))]);
+      if (evaluated(flag)) emitChanges([store.put(sdkFlag(flag, ++version))]);
     },
     remove(key: string): void {
       const change = store.drop(key);

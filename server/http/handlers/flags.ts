@@ -1,5 +1,5 @@
 /** `/flags` and `/flags/:key` (`docs/protocol.md` §3.1). */
-import type { FlagType, UpdateFlagInput } from '../../../src/core/types.js';
+import type { AnyFlagType, UpdateFlagInput } from '../../../src/core/types.js';
 import { validateCreateFlag, validateUpdateFlag } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
 import type { FlagService } from '../../state/service.js';
@@ -41,7 +41,7 @@ export function flagRoutes(service: FlagService): Route[] {
         handler: async ({ res, grant, params, body }) => {
           // Validated against the flag's type as the write finds it (on shared storage, caught up
           // with every instance's writes, inside the write's transaction).
-          const patchOf = (type: FlagType): UpdateFlagInput => {
+          const patchOf = (type: AnyFlagType): UpdateFlagInput => {
             const patch = validateUpdateFlag(body, type);
             if (!patch.ok) throw validationError(patch.message);
             return patch.value;

@@ -1,0 +1,121 @@
+/**
+ * Segments of an environment (`docs/protocol.md` §12.3): users by key or by rules, which flags'
+ * `inSegment` clauses name. A segment change is an environment change like a flag's: it takes
+ * the next revision and is in the history as `segment:<key>`. Deleting a segment a flag uses is
+ * refused (409, naming the flags).
+ */
+
+import type { Segment } from '../../src/core/targeting/types.js';
+import {
+  type PatternCheck,
+  TARGETING_LIMITS,
+  TargetingInvalid,
+  validateSegment,
+} from '../../src/core/targeting/validate.js';
+import { ApiError, validationError } from '../errors.js';
+import type { Actor, Environment, StoredSegment } from './model.js';
+import { representSegment } from './representation.js';
+import { decide, type FlagService } from './service.js';
+import { refsOf, sameJson, segmentUsers } from './targeting.js';
+
+type SegmentView = ReturnType<typeof representSegment>;
+
+const notFound = (key: string) => new ApiError(404, 'NOT_FOUND', `segment ${JSON.stringify(key)} not found`);
+
+export class SegmentService {
+  readonly #flags: FlagService;
+  readonly #patterns: PatternCheck | undefined;
+
+  constructor(flags: FlagService, patterns?: PatternCheck) {
+    this.#flags = flags;
+    this.#patterns = patterns;
+  }
+
+  list(env: Environment): Promise<SegmentView[]> {
+    return this.#flags.readSettled(env.id, () =>
+      [...env.segments.values()].sort((a, b) => (a.key < b.key ? -1 : 1)).map(representSegment),
+    );
+  }
+
+  get(env: Environment, key: string): Promise<SegmentView> {
+    return this.#flags.readSettled(env.id, () => {
+      const segment = env.segments.get(key);
+      if (!segment) throw notFound(key);
+      return representSegment(segment);
+    });
+  }
+
+  async create(env: Environment, body: unknown, actor: Actor): Promise<SegmentView> {
+    const segment = await decide(this.#flags, env.id, () => {
+      const input = this.#validate(env, body, false);
+      if (env.segments.has(input.key!))
+        throw new ApiError(409, 'CONFLICT', `segment ${JSON.stringify(input.key)} already exists`);
+      const now = new Date().toISOString();
+      const created: StoredSegment = {
+        key: input.key!,
+        description: input.description ?? null,
+        included: input.included ?? [],
+        excluded: input.excluded ?? [],
+        rules: input.rules ?? [],
+        version: env.revision + 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      return {
+        ops: [{ t: 'segment', env: env.id, rev: created.version, segment: created, by: actor }],
+        result: created,
+      };
+    });
+    return representSegment(segment);
+  }
+
+  async update(env: Environment, key: string, body: unknown, actor: Actor): Promise<SegmentView> {
+    const segment = await decide(this.#flags, env.id, () => {
+      const before = env.segments.get(key);
+      if (!before) throw notFound(key);
+      const patch = this.#validate(env, body, true);
+      const after: StoredSegment = { ...before, ...patch } as StoredSegment;
+      if (after.included.length + after.excluded.length > TARGETING_LIMITS.segmentKeys)
+        throw validationError(
+          `included and excluded hold at most ${TARGETING_LIMITS.segmentKeys} keys in all`,
+        );
+      if (
+        (['description', 'included', 'excluded', 'rules'] as const).every((f) =>
+          sameJson(after[f], before[f]),
+        )
+      )
+        return { ops: [], result: before };
+      after.version = env.revision + 1;
+      after.updatedAt = new Date().toISOString();
+      return {
+        ops: [{ t: 'segment', env: env.id, rev: after.version, segment: after, by: actor }],
+        result: after,
+      };
+    });
+    return representSegment(segment);
+  }
+
+  async delete(env: Environment, key: string, actor: Actor): Promise<void> {
+    await this.#flags.commit(env.id, () => {
+      if (!env.segments.has(key)) throw notFound(key);
+      const users = segmentUsers(env, key);
+      if (users.length > 0)
+        throw new ApiError(
+          409,
+          'CONFLICT',
+          `segment ${JSON.stringify(key)} is used by ${users.map((k) => JSON.stringify(k)).join(', ')}: remove it from their rules first`,
+        );
+      const at = new Date().toISOString();
+      return [{ t: 'segment-del', env: env.id, rev: env.revision + 1, key, at, by: actor }];
+    });
+  }
+
+  #validate(env: Environment, body: unknown, partial: boolean): Partial<Segment> {
+    try {
+      return validateSegment(body, refsOf(env), this.#patterns, partial);
+    } catch (error) {
+      if (error instanceof TargetingInvalid) throw validationError(error.message);
+      throw error;
+    }
+  }
+}
