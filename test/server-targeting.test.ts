@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../src/index.js';
 import { expectError } from './helpers/assert.js';
+import { startReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { openStream } from './helpers/sse.js';
 
@@ -280,6 +281,42 @@ describe('segments', () => {
       'VALIDATION_ERROR',
     );
     expect(over).toContain('at most 50000 keys');
+  });
+});
+
+describe('webhooks', () => {
+  it('sends segment.updated with the sizes, never the keys, and flag.updated with the old rules in previous', async () => {
+    const receiver = await startReceiver();
+    try {
+      await t.api('POST', '/webhooks', { url: receiver.url, events: ['segment.updated', 'flag.updated'] });
+      await t.api('POST', '/segments', {
+        key: 'hooked',
+        included: ['secret-user'],
+        rules: [{ clauses: [] }],
+      });
+      const segment = await receiver.next();
+      expect(segment.json.type).toBe('segment.updated');
+      expect(segment.json.data).toEqual({
+        action: 'created',
+        segment: { key: 'hooked', description: null, includedCount: 1, excludedCount: 0, ruleCount: 1 },
+      });
+      expect(segment.body).not.toContain('secret-user');
+      await t.api('POST', '/flags', { key: 'hooked-flag', type: 'boolean' });
+      expect((await receiver.next()).json.data).toMatchObject({ action: 'created' });
+      const rules = [
+        { id: 'r', clauses: [{ op: 'inSegment', values: ['hooked'] }], serve: { variant: 'on' } },
+      ];
+      await t.api('PATCH', '/flags/hooked-flag', { rules });
+      const updated = await receiver.next();
+      expect(updated.json.type).toBe('flag.updated');
+      expect(updated.json.data).toMatchObject({
+        action: 'updated',
+        flag: { rules },
+        previous: { rules: null },
+      });
+    } finally {
+      await receiver.close();
+    }
   });
 });
 

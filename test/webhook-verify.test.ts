@@ -300,6 +300,7 @@ describe('input forms', () => {
       expectTypeOf(event.data.action).toEqualTypeOf<'created' | 'updated' | 'deleted'>();
     }
     expect(event.type).toBe('flag.enabled');
+    if (event.type !== 'flag.enabled') return;
     expect(event.data.flag).toEqual({
       key: 'new-checkout',
       type: 'rollout',

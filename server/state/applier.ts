@@ -6,7 +6,7 @@
  * listeners: the store calls it once the entry is durable.
  */
 import type { Memory } from '../store/storage.js';
-import type { Environment, FlagCommit, MemoryState, StoredFlag } from './model.js';
+import type { Environment, FlagCommit, MemoryState, StoredFlag, StoredSegment } from './model.js';
 import { applyOp, type Op, UNKNOWN_ACTOR } from './ops.js';
 import { captureScope, snapshotOf } from './snapshot.js';
 
@@ -22,6 +22,16 @@ export function flagCommitOf(env: Environment, op: FlagOp, before: StoredFlag | 
     at: op.t === 'flag' ? op.flag.updatedAt : (op.at ?? before?.updatedAt ?? new Date(0).toISOString()),
     actor: op.by ?? UNKNOWN_ACTOR,
   };
+}
+
+type SegmentOp = Extract<Op, { t: 'segment' | 'segment-del' }>;
+
+/** The change a segment op makes to `env`, whose segment was `before`: a commit of no flag. */
+export function segmentCommitOf(env: Environment, op: SegmentOp, before: StoredSegment | null): FlagCommit {
+  const after = op.t === 'segment' ? op.segment : null;
+  const at = op.t === 'segment' ? op.segment.updatedAt : op.at;
+  const actor = op.by ?? UNKNOWN_ACTOR;
+  return { env, revision: op.rev, before: null, after: null, at, actor, segment: { before, after } };
 }
 
 export class Applier implements Memory<Op> {
@@ -61,18 +71,7 @@ export class Applier implements Memory<Op> {
         const env = this.#state.get(op.env);
         if (env && op.rev > env.revision) {
           const before = env.segments.get(op.t === 'segment' ? op.segment.key : op.key) ?? null;
-          const after = op.t === 'segment' ? op.segment : null;
-          const at = op.t === 'segment' ? op.segment.updatedAt : op.at;
-          const actor = op.by ?? UNKNOWN_ACTOR;
-          changes.push({
-            env,
-            revision: op.rev,
-            before: null,
-            after: null,
-            at,
-            actor,
-            segment: { before, after },
-          });
+          changes.push(segmentCommitOf(env, op, before));
         }
       }
       applyOp(this.#state, op);

@@ -99,13 +99,29 @@ export interface StoredWebhook {
 }
 
 /** What a webhook request is about (`docs/protocol.md` §8). */
-export type WebhookEventType = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'webhook.test';
+export type WebhookEventType =
+  | 'flag.enabled'
+  | 'flag.disabled'
+  | 'flag.updated'
+  | 'segment.updated'
+  | 'webhook.test';
 
 /** The part of a webhook event that is the same on every attempt. */
-export interface EventPayload {
-  action: 'created' | 'updated' | 'deleted' | 'test';
-  flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
-  previous?: Record<string, unknown>;
+export type EventPayload =
+  | {
+      action: 'created' | 'updated' | 'deleted' | 'test';
+      flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
+      previous?: Record<string, unknown>;
+    }
+  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary };
+
+/** A segment in a `segment.updated` event: its key, description and sizes, never its user keys. */
+export interface SegmentSummary {
+  key: string;
+  description: string | null;
+  includedCount: number;
+  excludedCount: number;
+  ruleCount: number;
 }
 
 /** One event to deliver to one webhook, and how its delivery went. */

@@ -13,7 +13,9 @@ import {
   validateSegment,
 } from '../../src/core/targeting/validate.js';
 import { ApiError, validationError } from '../errors.js';
+import { segmentCommitOf } from './applier.js';
 import type { Actor, Environment, StoredSegment } from './model.js';
+import type { Op } from './ops.js';
 import { representSegment } from './representation.js';
 import { decide, type FlagService } from './service.js';
 import { refsOf, sameJson, segmentUsers } from './targeting.js';
@@ -62,7 +64,11 @@ export class SegmentService {
         updatedAt: now,
       };
       return {
-        ops: [{ t: 'segment', env: env.id, rev: created.version, segment: created, by: actor }],
+        ops: this.#ops(
+          env,
+          { t: 'segment', env: env.id, rev: created.version, segment: created, by: actor },
+          null,
+        ),
         result: created,
       };
     });
@@ -88,7 +94,11 @@ export class SegmentService {
       after.version = env.revision + 1;
       after.updatedAt = new Date().toISOString();
       return {
-        ops: [{ t: 'segment', env: env.id, rev: after.version, segment: after, by: actor }],
+        ops: this.#ops(
+          env,
+          { t: 'segment', env: env.id, rev: after.version, segment: after, by: actor },
+          before,
+        ),
         result: after,
       };
     });
@@ -106,8 +116,18 @@ export class SegmentService {
           `segment ${JSON.stringify(key)} is used by ${users.map((k) => JSON.stringify(k)).join(', ')}: remove it from their rules first`,
         );
       const at = new Date().toISOString();
-      return [{ t: 'segment-del', env: env.id, rev: env.revision + 1, key, at, by: actor }];
+      const op = { t: 'segment-del', env: env.id, rev: env.revision + 1, key, at, by: actor } as const;
+      return this.#ops(env, op, env.segments.get(key)!);
     });
+  }
+
+  /** The segment's op and what commits with it (its `segment.updated` deliveries). */
+  #ops(
+    env: Environment,
+    op: Extract<Op, { t: 'segment' | 'segment-del' }>,
+    before: StoredSegment | null,
+  ): Op[] {
+    return [op, ...this.#flags.planWith(segmentCommitOf(env, op, before))];
   }
 
   #validate(env: Environment, body: unknown, partial: boolean): Partial<Segment> {

@@ -63,6 +63,11 @@ export class FlagService {
     this.#patterns = patterns;
   }
 
+  /** What commits with `change` besides it (its webhook deliveries), for a segment's write. */
+  planWith(change: FlagCommit): Op[] {
+    return this.#planner?.(change) ?? [];
+  }
+
   /** Sets the planner of ops committed with every flag change (webhook deliveries). */
   setPlanner(planner: CommitPlanner): void {
     this.#planner = planner;

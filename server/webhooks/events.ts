@@ -13,7 +13,20 @@ import type {
 } from '../state/model.js';
 import { toFlag } from '../state/representation.js';
 
-const TRACKED = ['enabled', 'percentage', 'description'] as const;
+/** The fields whose old values a `flag.*` event's `previous` carries. */
+const TRACKED = [
+  'enabled',
+  'percentage',
+  'description',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
+
+const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The event of a change: `flag.enabled` / `flag.disabled` when `enabled` flips (other fields
@@ -21,12 +34,27 @@ const TRACKED = ['enabled', 'percentage', 'description'] as const;
  * and deletion included.
  */
 export function eventOf(change: FlagCommit): { type: WebhookEventType; data: EventPayload } {
+  if (change.segment) {
+    const { before, after } = change.segment;
+    const s = (after ?? before)!;
+    const segment = {
+      key: s.key,
+      description: s.description,
+      includedCount: s.included.length,
+      excludedCount: s.excluded.length,
+      ruleCount: s.rules.length,
+    };
+    return {
+      type: 'segment.updated',
+      data: { action: !before ? 'created' : !after ? 'deleted' : 'updated', segment },
+    };
+  }
   const { before, after } = change;
   if (!before) return { type: 'flag.updated', data: { action: 'created', flag: toFlag(after!) } };
   if (!after) return { type: 'flag.updated', data: { action: 'deleted', flag: toFlag(before) } };
   const previous: Record<string, unknown> = {};
   for (const field of TRACKED) {
-    if (before[field] !== after[field]) previous[field] = before[field] ?? null;
+    if (!same(before[field], after[field])) previous[field] = before[field] ?? null;
   }
   const type: WebhookEventType =
     before.enabled !== after.enabled ? (after.enabled ? 'flag.enabled' : 'flag.disabled') : 'flag.updated';

@@ -12,4 +12,9 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** An API key: `fw_live_` followed by 32 characters of `[A-Za-z0-9]`. */
 export const API_KEY_PATTERN = /^fw_live_[A-Za-z0-9]{32}$/;
-export const WEBHOOK_EVENT_KINDS = ['flag.enabled', 'flag.disabled', 'flag.updated'] as const;
+export const WEBHOOK_EVENT_KINDS = [
+  'flag.enabled',
+  'flag.disabled',
+  'flag.updated',
+  'segment.updated',
+] as const;

@@ -89,7 +89,7 @@ export interface UpdateFlagInput extends TargetingInput {
 }
 
 /** The webhook event kinds a webhook can subscribe to. */
-export type WebhookEventKind = 'flag.enabled' | 'flag.disabled' | 'flag.updated';
+export type WebhookEventKind = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'segment.updated';
 
 /** A webhook as `GET /webhooks` and `GET/PATCH /webhooks/:id` return it (never the secret). */
 export interface Webhook {

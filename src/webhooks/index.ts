@@ -63,12 +63,14 @@ export type {
   FlagUpdatedEvent,
   HeadersOrSignature,
   RawBody,
+  SegmentUpdatedEvent,
   WebhookAction,
   WebhookDelivery,
   WebhookEvent,
   WebhookEventBase,
   WebhookEventData,
   WebhookFlagPrevious,
+  WebhookSegment,
   WebhookTestEvent,
 } from './types.js';
 export type { WebhookVerificationErrorCode } from './webhook-verification-error.js';

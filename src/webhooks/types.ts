@@ -2,6 +2,7 @@
  * Types of a webhook delivery as a receiver sees it after `constructEvent` (the body envelope
  * in the `Webhooks` section of the contract).
  */
+import type { Prerequisite, Rule, Serve, Target } from '../core/targeting/types.js';
 import type { Flag, WebhookEventKind } from '../core/types.js';
 
 /** HMAC-SHA256 of `message` keyed with `key`, as 64 lowercase hex digits. */
@@ -53,11 +54,26 @@ export interface WebhookDelivery {
   sentAt: number;
 }
 
-/** The values that changed, as they were before the change. */
+/** The values that changed, as they were before the change (`null`: it was not set). */
 export interface WebhookFlagPrevious {
   enabled?: boolean;
   percentage?: number;
   description?: string | null;
+  offVariant?: string | null;
+  fallthrough?: Serve | null;
+  targets?: Target[] | null;
+  rules?: Rule[] | null;
+  prerequisites?: Prerequisite[] | null;
+  salt?: string | null;
+}
+
+/** A segment in a `segment.updated` event: its key, description and sizes, never its user keys. */
+export interface WebhookSegment {
+  key: string;
+  description: string | null;
+  includedCount: number;
+  excludedCount: number;
+  ruleCount: number;
 }
 
 /** `data` of an event: the flag after the change (before it, on deletion) and what it was. */
@@ -70,7 +86,11 @@ export interface WebhookEventData<A extends WebhookAction = WebhookAction> {
 }
 
 /** Fields every event has. */
-export interface WebhookEventBase<T extends WebhookEventKind | 'webhook.test', A extends WebhookAction> {
+export interface WebhookEventBase<
+  T extends WebhookEventKind | 'webhook.test',
+  A extends WebhookAction,
+  D = WebhookEventData<A>,
+> {
   /** `evt_...`, the same on every retry: deduplicate on it. */
   id: string;
   type: T;
@@ -81,7 +101,7 @@ export interface WebhookEventBase<T extends WebhookEventKind | 'webhook.test', A
   project: string;
   environment: string;
   delivery: WebhookDelivery;
-  data: WebhookEventData<A>;
+  data: D;
 }
 
 /** A flag was switched on. */
@@ -92,6 +112,17 @@ export type FlagDisabledEvent = WebhookEventBase<'flag.disabled', 'updated'>;
 export type FlagUpdatedEvent = WebhookEventBase<'flag.updated', 'created' | 'updated' | 'deleted'>;
 /** A test event sent on request (`POST /webhooks/:id/test`), with a sample flag. */
 export type WebhookTestEvent = WebhookEventBase<'webhook.test', 'test'>;
+/** A segment was created, changed or deleted (`docs/protocol.md` §12.5). */
+export type SegmentUpdatedEvent = WebhookEventBase<
+  'segment.updated',
+  'created' | 'updated' | 'deleted',
+  { action: 'created' | 'updated' | 'deleted'; segment: WebhookSegment }
+>;
 
 /** A verified webhook event; narrow it on `type`. */
-export type WebhookEvent = FlagEnabledEvent | FlagDisabledEvent | FlagUpdatedEvent | WebhookTestEvent;
+export type WebhookEvent =
+  | FlagEnabledEvent
+  | FlagDisabledEvent
+  | FlagUpdatedEvent
+  | SegmentUpdatedEvent
+  | WebhookTestEvent;
