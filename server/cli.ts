@@ -174,13 +174,14 @@ async function main(): Promise<void> {
   }
   const lines = [`storage: ${server.storage}`];
   for (const key of server.keys) {
-    lines.push(
-      `${key.project}/${key.environment} ${key.access === 'full' ? 'full-access' : 'read-only  '} key: ${key.key}`,
-    );
+    lines.push(`${key.project}/${key.environment} ${ACCESS_LABEL[key.access]} key: ${key.key}`);
   }
   lines.push(`management API: ${server.url}/api/v1`);
   if (server.dashboardUrl) lines.push(`dashboard: ${server.dashboardUrl}`);
   process.stdout.write(`${lines.join('\n')}\nflagwire-server listening on ${server.url}\n`);
 }
+
+/** How the start-up lines name each access level, padded to one width. */
+const ACCESS_LABEL = { full: 'full-access', 'read-only': 'read-only  ', client: 'client     ' } as const;
 
 void main();

@@ -106,8 +106,8 @@ export function parseConfig(raw: unknown): FlagwireConfig {
         }
         if (seenKeys.has(k.key)) throw new ConfigError(`${kpath}.key: this API key is used twice`);
         seenKeys.add(k.key);
-        if (k.access !== 'full' && k.access !== 'read-only') {
-          throw new ConfigError(`${kpath}.access: must be "full" or "read-only"`);
+        if (k.access !== 'full' && k.access !== 'read-only' && k.access !== 'client') {
+          throw new ConfigError(`${kpath}.access: must be "full", "read-only" or "client"`);
         }
         return { key: k.key, access: k.access };
       });

@@ -42,6 +42,12 @@ export const UNAUTHORIZED_MESSAGE = 'missing or invalid API key: send "Authoriza
 export const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', UNAUTHORIZED_MESSAGE);
 export const forbidden = (what: string) =>
   new ApiError(403, 'FORBIDDEN', `this API key is read-only and cannot ${what}; use a key with full access`);
+export const clientKeyRefused = (what: string) =>
+  new ApiError(
+    403,
+    'FORBIDDEN',
+    `this API key is a client key: it can only evaluate flags through OFREP (/ofrep/v1), not ${what}; use a read-only key for an SDK that evaluates locally`,
+  );
 export const flagNotFound = (key: string) =>
   new ApiError(404, 'NOT_FOUND', `flag ${JSON.stringify(key)} not found`);
 export const webhookNotFound = (id: string) =>

@@ -351,6 +351,57 @@ describe('OFREP evaluates targeting with the one evaluator', () => {
   });
 });
 
+describe('client keys', () => {
+  it('a client key evaluates through OFREP and nothing else; the dashboard and the config make them', async () => {
+    const clientKey = 'fw_live_AcmeClient0000000000000000000000';
+    const server = await startTestServer({
+      config: {
+        projects: [
+          {
+            key: 'acme',
+            environments: [
+              {
+                key: 'production',
+                apiKeys: [
+                  { key: 'fw_live_AcmeFull000000000000000000000000', access: 'full' },
+                  { key: clientKey, access: 'client' },
+                ],
+                flags: [{ key: 'f', type: 'string', variants: { a: 'x' }, enabled: true }],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    try {
+      const refused = await expectError(
+        await server.api('GET', '/flags', undefined, clientKey),
+        403,
+        'FORBIDDEN',
+      );
+      expect(refused).toContain('client key');
+      await expectError(await server.api('GET', '/sdk/flags', undefined, clientKey), 403, 'FORBIDDEN');
+      await expectError(await server.api('GET', '/segments', undefined, clientKey), 403, 'FORBIDDEN');
+      const evaluated = await fetch(`${server.server.url}/ofrep/v1/evaluate/flags/f`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${clientKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ context: { targetingKey: 'u' } }),
+      });
+      expect(await evaluated.json()).toMatchObject({ key: 'f', value: 'x', variant: 'a', reason: 'STATIC' });
+      const made = await fetch(`${server.server.url}/admin/api/environments/acme/production/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.server.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ access: 'client', name: 'web page' }),
+      });
+      expect(made.status).toBe(201);
+      const { key } = (await made.json()) as { key: string };
+      await expectError(await server.api('GET', '/sdk/flags', undefined, key), 403, 'FORBIDDEN');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('an SDK without the targeting capability', () => {
   it('gets no targeting flag, sees a flag that gains targeting as deleted and a segment change as no gap', async () => {
     const server = await startTestServer({ config: undefined });

@@ -28,8 +28,8 @@ export function validateNewKey(body: unknown): string {
 /** `{access, name?}` of a new API key. */
 export function validateNewApiKey(body: unknown): { access: Access; name: string | null } {
   const { access, name } = onlyFields(body, ['access', 'name']);
-  if (access !== 'full' && access !== 'read-only')
-    throw validationError('"access" must be "full" or "read-only"');
+  if (access !== 'full' && access !== 'read-only' && access !== 'client')
+    throw validationError('"access" must be "full", "read-only" or "client"');
   if (name !== undefined && name !== null && (typeof name !== 'string' || name.length > 100)) {
     throw validationError('"name" must be a string of at most 100 characters, or null');
   }

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../cors.js';
-import { ApiError, forbidden, unauthorized } from '../errors.js';
+import { ApiError, clientKeyRefused, forbidden, unauthorized } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../state/key-ring.js';
 import { StorageUnavailableError } from '../store/errors.js';
@@ -51,6 +51,7 @@ export function invokeRoute<G extends Authenticated>(
       },
     );
   }
+  if (grant.access === 'client') throw clientKeyRefused(spec.action);
   if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
   // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
   if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query });

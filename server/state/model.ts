@@ -2,8 +2,12 @@
 import type { Clause, JsonValue, Prerequisite, Rule, Serve, Target } from '../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
 
-/** Access level of an API key (`docs/protocol.md` §2). */
-export type Access = 'full' | 'read-only';
+/**
+ * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
+ * everything (SDKs that evaluate locally), `client` only evaluates remotely through OFREP (a
+ * browser page in an environment whose rules name people, §12.9).
+ */
+export type Access = 'full' | 'read-only' | 'client';
 
 export interface ApiKeyGrant {
   key: string;

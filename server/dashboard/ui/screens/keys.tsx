@@ -107,7 +107,7 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
 function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string) => void }) {
   const id = useId();
   const [name, setName] = useState('');
-  const [access, setAccess] = useState<'full' | 'read-only'>('read-only');
+  const [access, setAccess] = useState<'full' | 'read-only' | 'client'>('read-only');
   const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -142,11 +142,16 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
           <select
             id={`${id}-a`}
             value={access}
-            onChange={(e) => setAccess(e.currentTarget.value === 'full' ? 'full' : 'read-only')}
+            aria-describedby={`${id}-ah`}
+            onChange={(e) => setAccess(e.currentTarget.value as 'full' | 'read-only' | 'client')}
           >
             <option value="full">full</option>
             <option value="read-only">read-only</option>
+            <option value="client">client (OFREP only)</option>
           </select>
+          <small id={`${id}-ah`} class="hint">
+            client: for browser pages, evaluates through OFREP and never sees the rules.
+          </small>
         </div>
         <button type="submit" class="primary" disabled={busy}>
           Create key
