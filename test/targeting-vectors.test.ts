@@ -30,6 +30,8 @@ interface VectorCase {
   ruleId?: string;
   prerequisiteKey?: string;
   bucket?: number;
+  /** A rule matched, whichever (cases translated from Unleash, which does not say). */
+  anyRule?: boolean;
 }
 
 interface VectorFile {
@@ -59,7 +61,7 @@ function evaluateCase(file: VectorFile, c: VectorCase): Record<string, unknown> 
     reason: OUTCOME.reason,
   };
   if (index >= 0) got.variant = flag.names[index];
-  if (OUTCOME.reason === 'RULE_MATCH')
+  if (OUTCOME.reason === 'RULE_MATCH' && !c.anyRule)
     Object.assign(got, { ruleIndex: OUTCOME.ruleIndex, ruleId: OUTCOME.ruleId });
   if (OUTCOME.reason === 'PREREQUISITE_FAILED') got.prerequisiteKey = OUTCOME.prerequisiteKey;
   if (OUTCOME.bucket > 0) got.bucket = OUTCOME.bucket;
@@ -67,7 +69,7 @@ function evaluateCase(file: VectorFile, c: VectorCase): Record<string, unknown> 
 }
 
 function expected(c: VectorCase): Record<string, unknown> {
-  const { flag: _flag, user: _user, why: _why, default: _default, ...rest } = c;
+  const { flag: _flag, user: _user, why: _why, default: _default, anyRule: _any, ...rest } = c;
   return rest;
 }
 
