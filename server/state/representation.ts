@@ -30,7 +30,7 @@ export function toFlag(flag: StoredFlag): Flag {
 
 /**
  * Whether an SDK that does not evaluate targeting can hold the flag (`docs/protocol.md` §12.6):
- * a `boolean` or `rollout` flag with none of it.
+ * a `boolean` or `rollout` flag with none of it (a `salt` included: it moves the buckets).
  */
 export function isPlainFlag(flag: StoredFlag): boolean {
   return (
@@ -38,7 +38,8 @@ export function isPlainFlag(flag: StoredFlag): boolean {
     !flag.fallthrough &&
     !flag.targets?.length &&
     !flag.rules?.length &&
-    !flag.prerequisites?.length
+    !flag.prerequisites?.length &&
+    flag.salt === undefined
   );
 }
 

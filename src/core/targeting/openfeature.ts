@@ -46,9 +46,9 @@ export function resolution(flag: CompiledFlag, index: number, outcome: Outcome):
     reason === 'TARGET_MATCH' || reason === 'RULE_MATCH'
       ? 'TARGETING_MATCH'
       : reason === 'FALLTHROUGH'
-        ? flag.fallthrough.fixed >= 0
-          ? 'DEFAULT'
-          : 'SPLIT'
+        ? flag.fallthrough.bounds.length > 0
+          ? 'SPLIT'
+          : 'DEFAULT'
         : reason === 'OFF' || reason === 'PREREQUISITE_FAILED'
           ? 'DISABLED'
           : reason === 'ON'
