@@ -27,6 +27,10 @@ const USAGE = `Usage: flagwire-server [options]
                            delays between webhook delivery attempts, in milliseconds
                            (default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)
   --webhook-timeout MS     time a receiver has to answer a delivery (default 15000)
+  --webhook-targets any|public
+                           where webhooks may deliver (default any); public refuses
+                           loopback, link-local, private and metadata addresses: use it
+                           in production
   --admin-token TOKEN      the dashboard's admin token (default: FLAGWIRE_ADMIN_TOKEN, the
                            config's adminToken, else one generated and kept in the store)
   --no-dashboard           serve no dashboard at / and no admin API
@@ -62,6 +66,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'ping-interval': { type: 'string' },
       'webhook-retry-delays': { type: 'string' },
       'webhook-timeout': { type: 'string' },
+      'webhook-targets': { type: 'string' },
       'admin-token': { type: 'string' },
       'no-dashboard': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -106,6 +111,12 @@ function parse(argv: string[]): StartServerOptions | undefined {
   }
   const timeout = number('webhook-timeout', values['webhook-timeout'], (n) => Number.isFinite(n) && n > 0);
   if (timeout !== undefined) options.webhookTimeoutMs = timeout;
+  const targets = values['webhook-targets'];
+  if (targets !== undefined) {
+    if (targets !== 'any' && targets !== 'public')
+      throw new UsageError(`invalid --webhook-targets ${JSON.stringify(targets)}: "any" or "public"`);
+    options.webhookTargets = targets;
+  }
   if (values['no-dashboard']) options.dashboard = false;
   const adminToken = values['admin-token'] ?? (process.env.FLAGWIRE_ADMIN_TOKEN || undefined);
   if (adminToken !== undefined) {

@@ -128,6 +128,14 @@ export interface StartServerOptions {
    */
   webhookSecretGraceMs?: number;
   /**
+   * Which addresses webhooks may be delivered to (`docs/protocol.md` §8.4): `any`, or `public`,
+   * which refuses loopback, link-local (cloud metadata), private and reserved addresses, when a
+   * webhook is saved and again at each delivery on the resolved address. Use `public` in
+   * production: a webhook URL is a request the server makes on a user's behalf.
+   * @default 'any' (local development and tests deliver to localhost)
+   */
+  webhookTargets?: 'any' | 'public';
+  /**
    * Serve the dashboard at `/` and its admin API at `/admin/api` (`docs/protocol.md` §10).
    * @default true
    */
@@ -173,6 +181,7 @@ export interface ResolvedServerOptions {
   webhookConcurrency: number;
   webhookConcurrencyPerWebhook: number;
   webhookSecretGraceMs: number;
+  webhookTargets: 'any' | 'public';
   dashboard: boolean;
   adminToken: string | undefined;
   historyLimit: number;
@@ -216,6 +225,13 @@ function retryDelays(value: number[] | undefined): number[] {
     throw new TypeError('startServer: "webhookRetryDelaysMs" must be an array of non-negative milliseconds');
   }
   return [...value];
+}
+
+function webhookTargets(value: unknown): 'any' | 'public' {
+  if (value === undefined || value === 'any' || value === 'public') return value ?? 'any';
+  throw new TypeError(
+    `startServer: "webhookTargets" must be "any" or "public", got ${JSON.stringify(value)}`,
+  );
 }
 
 function adminToken(value: string | undefined): string | undefined {
@@ -281,6 +297,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
       ),
     ),
     webhookSecretGraceMs: positive('webhookSecretGraceMs', options.webhookSecretGraceMs, 24 * HOUR),
+    webhookTargets: webhookTargets(options.webhookTargets),
     dashboard: options.dashboard ?? true,
     adminToken: adminToken(options.adminToken ?? options.config?.adminToken),
     historyLimit: Math.floor(positive('historyLimit', options.historyLimit, 10_000)),

@@ -33,6 +33,7 @@ import { restoreState } from './state/snapshot.js';
 import { WebhookService } from './state/webhook-service.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
+import { targetProblem } from './webhooks/targets.js';
 
 /** An API key the server accepts, with what it opens. */
 export interface ServerKey {
@@ -88,7 +89,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       otherStreams: (): number => ofrepStreams.size,
     });
     applier.onChange((change) => hub.publish(change));
+    const publicOnly = resolved.webhookTargets === 'public';
     const dispatcher = new Dispatcher(db, service, {
+      publicOnly,
       leases: storage,
       retryDelaysMs: resolved.webhookRetryDelaysMs,
       timeoutMs: resolved.webhookTimeoutMs,
@@ -133,7 +136,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const envRoutes = [
       ...flagRoutes(service),
       ...segmentRoutes(new SegmentService(service)),
-      ...webhookRoutes(new WebhookService(service), dispatcher, resolved.webhookSecretGraceMs),
+      ...webhookRoutes(
+        new WebhookService(service, publicOnly ? targetProblem : undefined),
+        dispatcher,
+        resolved.webhookSecretGraceMs,
+      ),
     ];
     const api = createApiHandler([...sdkRoutes(hub), ...envRoutes], keyRing);
     const dashboard = adminToken

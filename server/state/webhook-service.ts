@@ -8,17 +8,29 @@ import type {
   UpdateWebhookInput,
   Webhook,
 } from '../../src/core/types.js';
-import { webhookNotFound } from '../errors.js';
+import { validationError, webhookNotFound } from '../errors.js';
 import { newWebhookId, newWebhookSecret } from './ids.js';
 import { type Environment, type StoredWebhook, signingSecret } from './model.js';
 import { toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
 import { decide, type FlagService } from './service.js';
 
+/** Why a URL may not be a webhook target (the server's `webhookTargets` policy), or `undefined`. */
+export type TargetCheck = (url: string) => Promise<string | undefined>;
+
 export class WebhookService {
   readonly #flags: FlagService;
+  readonly #checkTarget: TargetCheck | undefined;
 
-  constructor(flags: FlagService) {
+  constructor(flags: FlagService, checkTarget?: TargetCheck) {
     this.#flags = flags;
+    this.#checkTarget = checkTarget;
+  }
+
+  /** Refuses a URL the policy does not allow: 400 naming `url` and why. */
+  async #allowed(url: string): Promise<void> {
+    const problem = await this.#checkTarget?.(url);
+    if (problem)
+      throw validationError(`"url" is not allowed: ${problem} (the server's webhookTargets is "public")`);
   }
 
   listWebhooks(env: Environment): Promise<Webhook[]> {
@@ -34,6 +46,7 @@ export class WebhookService {
   }
 
   async createWebhook(env: Environment, input: CreateWebhookInput): Promise<CreatedWebhook> {
+    await this.#allowed(input.url);
     const hook: StoredWebhook = {
       id: newWebhookId(),
       url: input.url,
@@ -47,6 +60,7 @@ export class WebhookService {
   }
 
   async updateWebhook(env: Environment, id: string, patch: UpdateWebhookInput): Promise<Webhook> {
+    if (patch.url !== undefined) await this.#allowed(patch.url);
     const hook = await decide(this.#flags, env.id, () => {
       const before = env.webhooks.get(id);
       if (!before) throw webhookNotFound(id);

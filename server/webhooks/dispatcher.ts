@@ -16,6 +16,7 @@
  *   database one makes it; a storage of one instance always grants it.
  */
 import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -36,12 +37,15 @@ import type { Storage } from '../store/storage.js';
 import { envelope, eventOf, newDelivery, subscribers } from './events.js';
 import { outcomeOf } from './outcome.js';
 import { Slots } from './slots.js';
+import { isPublicAddress, publicLookup } from './targets.js';
 
 /** The storage's leases (`Storage.lease`): an attempt is made only under its delivery's. */
 export type Leases = Pick<Storage<Op>, 'lease' | 'unlease'>;
 
 export interface DispatcherOptions {
   leases: Leases;
+  /** Deliver only to public addresses (`webhookTargets: 'public'`, `targets.ts`), checked on the address connected to. */
+  publicOnly?: boolean;
   retryDelaysMs: readonly number[];
   timeoutMs: number;
   concurrency: number;
@@ -75,7 +79,11 @@ export class Dispatcher {
     this.#db = db;
     this.#service = service;
     this.#options = options;
-    this.#agent = new Agent({ connections: options.concurrency, keepAliveTimeout: 4000 });
+    this.#agent = new Agent({
+      connections: options.concurrency,
+      keepAliveTimeout: 4000,
+      ...(options.publicOnly ? { connect: { lookup: publicLookup } } : {}),
+    });
     this.#slots = new Slots(options.concurrency, options.concurrencyPerWebhook);
   }
 
@@ -294,6 +302,10 @@ export class Dispatcher {
     let failure: string | undefined;
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     try {
+      // An address in the URL is not looked up: the policy checks it here.
+      const host = new URL(hook.url).hostname.replace(/^\[|\]$/g, '');
+      if (this.#options.publicOnly && isIP(host) && !isPublicAddress(host))
+        throw new Error(`${host} is not a public address (webhookTargets "public")`);
       const res = await request(hook.url, {
         method: 'POST',
         headers,
