@@ -147,6 +147,20 @@ export interface StoredDelivery {
   /** Epoch ms of the next attempt, while pending. */
   nextAttemptAt?: number;
   updatedAt: string;
+  /** Each attempt made, oldest first (`docs/protocol.md` §8.3); absent before the first. */
+  log?: AttemptRecord[];
+}
+
+/** One attempt at a delivery: when, how long, and what came back. */
+export interface AttemptRecord {
+  attempt: number;
+  /** `delivery.sentAt` of the attempt's body, unix seconds. */
+  sentAt: number;
+  durationMs: number;
+  statusCode?: number;
+  error?: string;
+  /** The first KiB of the answer's body, as UTF-8 text. */
+  response?: string;
 }
 
 /** One environment of one project: the unit every API key is bound to. */

@@ -3,7 +3,7 @@
 import { sdkFlag } from '../../src/core/sdk-flag.js';
 import type { Segment } from '../../src/core/targeting/types.js';
 import type { CreatedWebhook, Flag, SdkFlag, SdkFlagUpdate, Webhook } from '../../src/core/types.js';
-import type { StoredDelivery, StoredFlag, StoredSegment, StoredWebhook } from './model.js';
+import type { Environment, StoredDelivery, StoredFlag, StoredSegment, StoredWebhook } from './model.js';
 
 /**
  * Management representation (`docs/protocol.md` §3.1, §12.1): key, type, enabled, (percentage),
@@ -82,12 +82,38 @@ export function toCreatedWebhook(webhook: StoredWebhook): CreatedWebhook {
   };
 }
 
-/** A delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3). */
-export function toDelivery(delivery: StoredDelivery): Record<string, unknown> {
+/** The body of one attempt: serialized once, then signed and sent as these exact bytes. */
+export function envelope(
+  env: Environment,
+  delivery: StoredDelivery,
+  attempt: number,
+  sentAtSeconds: number,
+): string {
+  return JSON.stringify({
+    id: delivery.eventId,
+    type: delivery.type,
+    createdAt: delivery.createdAt,
+    webhookId: delivery.webhookId,
+    project: env.project,
+    environment: env.environment,
+    delivery: { id: delivery.id, attempt, sentAt: sentAtSeconds },
+    data: delivery.data,
+  });
+}
+
+/**
+ * A delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3): with the
+ * flag (or segment) it is about, and each attempt with the body it sent (rebuilt: the same
+ * bytes), the answer's status, the first KiB of its body, and how long it took.
+ */
+export function toDelivery(env: Environment, delivery: StoredDelivery): Record<string, unknown> {
+  const data = delivery.data as { flag?: { key: string }; segment?: { key: string } };
   return {
     id: delivery.id,
     eventId: delivery.eventId,
     type: delivery.type,
+    flag: data.flag?.key ?? null,
+    segment: data.segment?.key ?? null,
     status: delivery.status,
     attempts: delivery.attempts,
     lastStatusCode: delivery.lastStatusCode ?? null,
@@ -96,5 +122,14 @@ export function toDelivery(delivery: StoredDelivery): Record<string, unknown> {
       delivery.nextAttemptAt === undefined ? null : new Date(delivery.nextAttemptAt).toISOString(),
     createdAt: delivery.createdAt,
     updatedAt: delivery.updatedAt,
+    attemptLog: (delivery.log ?? []).map((record) => ({
+      attempt: record.attempt,
+      sentAt: new Date(record.sentAt * 1000).toISOString(),
+      durationMs: record.durationMs,
+      statusCode: record.statusCode ?? null,
+      error: record.error ?? null,
+      response: record.response ?? null,
+      request: envelope(env, delivery, record.attempt, record.sentAt),
+    })),
   };
 }

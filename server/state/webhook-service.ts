@@ -10,7 +10,7 @@ import type {
 } from '../../src/core/types.js';
 import { validationError, webhookNotFound } from '../errors.js';
 import { newWebhookId, newWebhookSecret } from './ids.js';
-import { type Environment, type StoredWebhook, signingSecret } from './model.js';
+import { type Environment, type StoredDelivery, type StoredWebhook, signingSecret } from './model.js';
 import { toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
 import { decide, type FlagService } from './service.js';
 
@@ -79,15 +79,29 @@ export class WebhookService {
   }
 
   /** The deliveries of a webhook, newest first. */
-  listDeliveries(env: Environment, id: string): Promise<Record<string, unknown>[]> {
+  /** The deliveries of a webhook, newest first; `filter` by status and by flag (or segment) key. */
+  listDeliveries(
+    env: Environment,
+    id: string,
+    filter: { status?: string; flag?: string } = {},
+  ): Promise<Record<string, unknown>[]> {
     return this.#flags.readSettled(env.id, () => {
       if (!env.webhooks.has(id)) throw webhookNotFound(id);
+      const about = (d: StoredDelivery) => {
+        const data = d.data as { flag?: { key: string }; segment?: { key: string } };
+        return data.flag?.key ?? data.segment?.key;
+      };
       return [...env.deliveries.values()]
-        .filter((d) => d.webhookId === id)
+        .filter(
+          (d) =>
+            d.webhookId === id &&
+            (filter.status === undefined || d.status === filter.status) &&
+            (filter.flag === undefined || about(d) === filter.flag),
+        )
         .sort((a, b) =>
           a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1,
         )
-        .map(toDelivery);
+        .map((d) => toDelivery(env, d));
     });
   }
 

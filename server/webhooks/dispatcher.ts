@@ -22,6 +22,7 @@ import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { newEventId } from '../state/ids.js';
 import {
+  type AttemptRecord,
   type Environment,
   type EventPayload,
   type FlagCommit,
@@ -31,10 +32,11 @@ import {
   type WebhookEventType,
 } from '../state/model.js';
 import type { Op } from '../state/ops.js';
+import { envelope } from '../state/representation.js';
 import type { FlagService } from '../state/service.js';
 import { StorageUnavailableError } from '../store/errors.js';
 import type { Storage } from '../store/storage.js';
-import { envelope, eventOf, newDelivery, subscribers } from './events.js';
+import { eventOf, newDelivery, subscribers } from './events.js';
 import { outcomeOf } from './outcome.js';
 import { Slots } from './slots.js';
 import { isPublicAddress, publicLookup } from './targets.js';
@@ -298,8 +300,9 @@ export class Dispatcher {
       'x-flagwire-event': delivery.type,
       'x-flagwire-delivery': delivery.id,
     };
-    let status: number | undefined;
-    let failure: string | undefined;
+    const sentAt = Math.floor(now / 1000);
+    const record: AttemptRecord = { attempt, sentAt, durationMs: 0 };
+    const started = performance.now();
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     try {
       // An address in the URL is not looked up: the policy checks it here.
@@ -315,19 +318,20 @@ export class Dispatcher {
         headersTimeout: this.#options.timeoutMs,
         bodyTimeout: this.#options.timeoutMs,
       });
-      status = res.statusCode;
-      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      record.statusCode = res.statusCode;
+      record.response = await firstKiB(res.body);
     } catch (error) {
       if (this.#closed) {
         // Shutting down: stays pending, resumes at the next start (or on another instance now).
         await this.#unlease(id);
         return;
       }
-      failure = timeout.aborted
+      record.error = timeout.aborted
         ? `no answer within ${this.#options.timeoutMs} ms`
         : String((error as Error)?.message ?? error);
     }
-    const { next, deactivate } = outcomeOf(delivery, status, failure, this.#options.retryDelaysMs);
+    record.durationMs = Math.round(performance.now() - started);
+    const { next, deactivate } = outcomeOf(delivery, record, this.#options.retryDelaysMs);
     await this.#record(env, delivery, next, deactivate);
   }
 
@@ -353,6 +357,30 @@ export class Dispatcher {
     });
     await this.#unlease(outcome.id);
   }
+}
+
+/**
+ * The first KiB of an answer's body as text (kept in the attempt's log), reading at most 64 KiB
+ * of it so the connection can be reused; a body cut short keeps what came.
+ */
+async function firstKiB(
+  body: AsyncIterable<Uint8Array> & { dump(options: { limit: number }): Promise<void> },
+): Promise<string> {
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  let read = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < 1024) {
+        const part = chunk.subarray(0, 1024 - size);
+        kept.push(part);
+        size += part.length;
+      }
+      read += chunk.length;
+      if (read >= 64 * 1024) break;
+    }
+  } catch {}
+  return Buffer.concat(kept).toString('utf8');
 }
 
 /** The lease an attempt at delivery `id` is made under. */

@@ -92,22 +92,3 @@ export function subscribers(env: Environment, type: WebhookEventType): StoredWeb
   }
   return out;
 }
-
-/** The body of one attempt: serialized once, then signed and sent as these exact bytes. */
-export function envelope(
-  env: Environment,
-  delivery: StoredDelivery,
-  attempt: number,
-  sentAtSeconds: number,
-): string {
-  return JSON.stringify({
-    id: delivery.eventId,
-    type: delivery.type,
-    createdAt: delivery.createdAt,
-    webhookId: delivery.webhookId,
-    project: env.project,
-    environment: env.environment,
-    delivery: { id: delivery.id, attempt, sentAt: sentAtSeconds },
-    data: delivery.data,
-  });
-}

@@ -3,16 +3,20 @@
  * fails it and deactivates the webhook; anything else (or no answer) is retried on the schedule
  * with +-20 % jitter until it runs out. A test event is never retried.
  */
-import type { StoredDelivery } from '../state/model.js';
+import type { AttemptRecord, StoredDelivery } from '../state/model.js';
+
+/** Attempts a delivery's log keeps (the newest). */
+const KEPT_ATTEMPTS = 20;
 
 export function outcomeOf(
   delivery: StoredDelivery,
-  status: number | undefined,
-  failure: string | undefined,
+  record: AttemptRecord,
   retryDelaysMs: readonly number[],
 ): { next: StoredDelivery; deactivate: boolean } {
+  const { statusCode: status, error: failure } = record;
   const attempt = delivery.attempts + 1;
-  const next: StoredDelivery = { ...delivery, attempts: attempt, updatedAt: new Date().toISOString() };
+  const log = [...(delivery.log ?? []), record].slice(-KEPT_ATTEMPTS);
+  const next: StoredDelivery = { ...delivery, attempts: attempt, updatedAt: new Date().toISOString(), log };
   delete next.nextAttemptAt;
   delete next.lastError;
   delete next.lastStatusCode;

@@ -64,8 +64,20 @@ export function webhookRoutes(
         readOnly: false,
         body: false,
         action: 'read webhook deliveries',
-        handler: async ({ res, grant, params }) =>
-          sendJson(res, 200, await service.listDeliveries(grant.env, params.id!)),
+        handler: async ({ res, grant, params, query }) => {
+          // `?status=pending|succeeded|failed` and `?flag=KEY` (a flag's or a segment's key).
+          const search = new URLSearchParams(query);
+          const filter: { status?: string; flag?: string } = {};
+          const status = search.get('status');
+          if (status !== null) {
+            if (!['pending', 'succeeded', 'failed'].includes(status))
+              throw validationError('"status" must be pending, succeeded or failed');
+            filter.status = status;
+          }
+          const flag = search.get('flag');
+          if (flag !== null) filter.flag = flag;
+          sendJson(res, 200, await service.listDeliveries(grant.env, params.id!, filter));
+        },
       },
     }),
     defineRoute('webhooks/:id/deliveries/:deliveryId/redeliver', {
@@ -77,7 +89,7 @@ export function webhookRoutes(
           sendJson(
             res,
             202,
-            toDelivery(await dispatcher.redeliver(grant.env, params.id!, params.deliveryId!)),
+            toDelivery(grant.env, await dispatcher.redeliver(grant.env, params.id!, params.deliveryId!)),
           ),
       },
     }),
@@ -87,7 +99,7 @@ export function webhookRoutes(
         body: false,
         action: 'send test events',
         handler: async ({ res, grant, params }) =>
-          sendJson(res, 202, toDelivery(await dispatcher.test(grant.env, params.id!))),
+          sendJson(res, 202, toDelivery(grant.env, await dispatcher.test(grant.env, params.id!))),
       },
     }),
     defineRoute('webhooks/:id/rotate-secret', {
