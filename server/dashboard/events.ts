@@ -1,41 +1,43 @@
 /**
  * The dashboard's own event stream, `GET /admin/api/events` (`docs/protocol.md` §10.5): every
  * committed flag change (whoever made it), the SDK stream counts (at most every 250 ms while
- * they move), and a nudge when projects, environments or keys change.
+ * they move), and a nudge when projects, environments or keys change. The connection (head,
+ * `retry:`, pings, gone clients, the bound on unsent bytes) is the server's SSE channel's
+ * (`../stream/channel.ts`); these streams do not count against `maxStreams`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FlagChange } from '../state/model.js';
-import { onGone } from '../stream/hub.js';
+import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const COUNTS_EVERY_MS = 250;
-const PING_EVERY_MS = 15_000;
+
+/** The stream's settings: the server's shared SSE `group`, or options for one of its own. */
+export type AdminEventsOptions = SseSettings;
 
 export class AdminEvents {
-  readonly #clients = new Set<ServerResponse>();
+  readonly #channels: SseChannels;
   readonly #counts: () => Record<string, number>;
   #countsTimer: NodeJS.Timeout | undefined;
-  #ping: NodeJS.Timeout | undefined;
 
   /** `counts` gives the open SDK streams per environment id. */
-  constructor(counts: () => Record<string, number>) {
+  constructor(counts: () => Record<string, number>, options: AdminEventsOptions = {}) {
     this.#counts = counts;
+    this.#channels = groupOf(options).channels({
+      headers: { 'cache-control': 'no-store' },
+      ping: frame('ping', {}),
+      counted: false,
+    });
+  }
+
+  /** Open streams. */
+  get size(): number {
+    return this.#channels.size;
   }
 
   /** Takes over `res` (the admin API's headers are already set on it). */
   subscribe(req: IncomingMessage, res: ServerResponse): void {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    res.write(`retry: 1000\n${frame('streams', this.#counts())}`);
-    this.#clients.add(res);
-    onGone(req, res, () => {
-      this.#clients.delete(res);
-      if (this.#clients.size === 0) this.#stopPing();
-    });
-    this.#ping ??= setInterval(() => this.#send('ping', {}), PING_EVERY_MS).unref();
+    const first = req.method === 'HEAD' ? undefined : frame('streams', this.#counts());
+    this.#channels.open(req, res, { data: undefined, ...(first ? { first } : {}) });
   }
 
   change(change: FlagChange): void {
@@ -49,7 +51,7 @@ export class AdminEvents {
 
   /** Stream counts moved: sends them at most every 250 ms. */
   countsChanged(): void {
-    if (this.#countsTimer || this.#clients.size === 0) return;
+    if (this.#countsTimer || this.#channels.size === 0) return;
     this.#countsTimer = setTimeout(() => {
       this.#countsTimer = undefined;
       this.#send('streams', this.#counts());
@@ -57,22 +59,13 @@ export class AdminEvents {
   }
 
   close(): void {
-    for (const res of this.#clients) res.end();
-    this.#clients.clear();
-    this.#stopPing();
+    this.#channels.close();
     if (this.#countsTimer) clearTimeout(this.#countsTimer);
     this.#countsTimer = undefined;
   }
 
   #send(event: string, data: unknown): void {
-    if (this.#clients.size === 0) return;
-    const text = frame(event, data);
-    for (const res of this.#clients) if (!res.destroyed) res.write(text);
-  }
-
-  #stopPing(): void {
-    if (this.#ping) clearInterval(this.#ping);
-    this.#ping = undefined;
+    if (this.#channels.size > 0) this.#channels.send(frame(event, data));
   }
 }
 

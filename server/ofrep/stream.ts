@@ -14,19 +14,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Grant, KeyRing } from '../state/key-ring.js';
 import type { FlagChange } from '../state/model.js';
-import { onGone } from '../stream/hub.js';
+import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const WINDOW_MS = 12 * 3600 * 1000;
 
-export interface OfrepStreamLimits {
-  /** Open streams of every kind the server accepts (its `maxStreams`). */
-  maxStreams: number;
-  /** Unsent bytes after which a stream that does not read is cut (its `streamMaxBufferedBytes`). */
-  maxBufferedBytes: number;
-  /** The server's other open streams (the SDK's), which count against `maxStreams` too. */
-  otherStreams: () => number;
-}
-const PING_EVERY_MS = 15_000;
+/**
+ * The streams' settings (`../stream/channel.ts`): the server's shared SSE `group`, or options
+ * for one of their own (`maxStreams` then counts these streams and `otherStreams()`, the SDK's;
+ * unsent bytes past `maxBufferedBytes` cut a stream, as the SDK's are cut, §5.3).
+ */
+export type OfrepStreamLimits = SseSettings;
 
 /** The current 12-hour window; a token issued in it is valid until the end of the next one. */
 export const tokenWindow = (nowMs = Date.now()): number => Math.floor(nowMs / WINDOW_MS);
@@ -34,26 +31,23 @@ export const tokenWindow = (nowMs = Date.now()): number => Math.floor(nowMs / WI
 export class OfrepStreams {
   readonly #secret: Buffer;
   readonly #keys: KeyRing;
-  readonly #streams = new Map<string, Set<{ res: ServerResponse; grant: Grant }>>();
-  readonly #limits: OfrepStreamLimits;
-  #count = 0;
-  #closed = false;
-  #ping: NodeJS.Timeout | undefined;
+  /** Keyed by environment id; each stream's data is the grant its token stands for. */
+  readonly #channels: SseChannels<Grant>;
 
-  constructor(secret: string, keys: KeyRing, limits: OfrepStreamLimits) {
+  constructor(secret: string, keys: KeyRing, limits: OfrepStreamLimits = {}) {
     this.#secret = Buffer.from(secret, 'utf8');
     this.#keys = keys;
-    this.#limits = limits;
+    this.#channels = groupOf(limits).channels({ headers: { 'cache-control': 'no-store' } });
   }
 
   /** Open streams. */
   get size(): number {
-    return this.#count;
+    return this.#channels.size;
   }
 
   /** Whether another stream may open now: the SDK streams count against the same `maxStreams`. */
   get full(): boolean {
-    return this.#closed || this.#count + this.#limits.otherStreams() >= this.#limits.maxStreams;
+    return this.#channels.closed || this.#channels.full;
   }
 
   /** The stream token of a grant for the current window. */
@@ -77,72 +71,25 @@ export class OfrepStreams {
     return this.#keys.grants.find((g) => g.id === keyId && g.env.id === envId && !g.revoked);
   }
 
+  /** Takes over `res` (`headers`: the handler's CORS headers) as a stream of the grant's environment. */
   subscribe(grant: Grant, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>): void {
-    req.resume();
-    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    res.write('retry: 1000\n\n');
-    let set = this.#streams.get(grant.env.id);
-    if (!set) {
-      set = new Set();
-      this.#streams.set(grant.env.id, set);
-    }
-    const entry = { res, grant };
-    set.add(entry);
-    this.#count += 1;
-    onGone(req, res, () => {
-      if (set.delete(entry) && this.#count > 0) this.#count -= 1;
-      if (set.size === 0) this.#streams.delete(grant.env.id);
-      if (this.#streams.size === 0) this.#stopPing();
-    });
-    this.#ping ??= setInterval(() => this.#each(() => true, ': ping\n\n'), PING_EVERY_MS).unref();
+    this.#channels.open(req, res, { key: grant.env.id, data: grant, headers });
   }
 
   /** Tells the environment's streams to refetch. */
   changed(change: FlagChange): void {
-    const set = this.#streams.get(change.env.id);
-    if (!set) return;
-    const frame = `data: ${JSON.stringify({ type: 'refetchEvaluation', etag: `${change.env.epoch}-${change.revision}` })}\n\n`;
-    for (const { res } of set) this.#write(res, frame);
-  }
-
-  /** Writes a frame; a stream whose unsent bytes pass the bound is cut, as the SDK's are (§5.3). */
-  #write(res: ServerResponse, frame: string): void {
-    if (res.destroyed) return;
-    res.write(frame);
-    if (res.writableLength > this.#limits.maxBufferedBytes) res.destroy();
+    if (this.#channels.countOf(change.env.id) === 0) return;
+    const etag = `${change.env.epoch}-${change.revision}`;
+    this.#channels.send(`data: ${JSON.stringify({ type: 'refetchEvaluation', etag })}\n\n`, change.env.id);
   }
 
   /** Closes the streams a revoked key opened. */
   revoked(grant: Grant): void {
-    this.#each((entry) => entry.grant === grant, undefined);
+    this.#channels.closeWhere((opener) => opener === grant);
   }
 
   close(): void {
-    this.#closed = true;
-    this.#each(() => true, undefined);
-    this.#streams.clear();
-    this.#count = 0;
-    this.#stopPing();
-  }
-
-  /** Writes `frame` to (or, without one, ends) every stream `which` picks. */
-  #each(which: (entry: { res: ServerResponse; grant: Grant }) => boolean, frame: string | undefined): void {
-    for (const set of this.#streams.values()) {
-      for (const entry of set) {
-        if (!which(entry) || entry.res.destroyed) continue;
-        if (frame === undefined) entry.res.destroy();
-        else this.#write(entry.res, frame);
-      }
-    }
-  }
-
-  #stopPing(): void {
-    if (this.#ping) clearInterval(this.#ping);
-    this.#ping = undefined;
+    this.#channels.close();
   }
 
   #mac(claims: string): string {

@@ -30,11 +30,9 @@ export class SdkView {
   /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
   #oldest: number;
   #cached: CachedSnapshot | undefined;
-  #syncOpening: { revision: number; bytes: Buffer } | undefined;
-  readonly #retryMs: number;
+  #syncFrame: { revision: number; bytes: Buffer } | undefined;
 
-  constructor(env: Environment, historySize: number, retryMs: number) {
-    this.#retryMs = retryMs;
+  constructor(env: Environment, historySize: number) {
     this.epoch = env.epoch;
     this.#revision = env.revision;
     this.#oldest = env.revision + 1;
@@ -118,15 +116,15 @@ export class SdkView {
   }
 
   /**
-   * The first bytes of a stream that needs a full sync: the `retry:` hint and a `flags:sync`
-   * frame carrying the whole snapshot. Built once per revision and shared by every new stream.
+   * The first frame of a stream that needs a full sync (after its `retry:` line): `flags:sync`
+   * carrying the whole snapshot. Built once per revision and shared by every new stream.
    */
-  syncOpening(): Buffer {
-    if (this.#syncOpening?.revision !== this.#revision) {
-      const text = `retry: ${this.#retryMs}\nid: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
-      this.#syncOpening = { revision: this.#revision, bytes: Buffer.from(text) };
+  syncFrame(): Buffer {
+    if (this.#syncFrame?.revision !== this.#revision) {
+      const text = `id: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
+      this.#syncFrame = { revision: this.#revision, bytes: Buffer.from(text) };
     }
-    return this.#syncOpening.bytes;
+    return this.#syncFrame.bytes;
   }
 
   /**
