@@ -4,81 +4,11 @@
  * configured interval, a client that stops reading cut past the per-stream bound (and, across
  * kinds, past the group's total), a client that leaves taken off the count, and `close()`.
  */
-import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SseChannels, SseGroup } from '../server/stream/channel.js';
+import { closeServed, connect, serve } from './helpers/raw-stream.js';
 
-const servers: Server[] = [];
-afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    server.close();
-  }
-});
-
-/** A server whose every request goes to `handle`; answers its base URL. */
-async function serve(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
-  const server = createServer(handle);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-interface Client {
-  res: IncomingMessage;
-  /** Everything received so far. */
-  text(): string;
-  /** Bytes received so far. */
-  bytes(): number;
-  /** Resolves once `holds(text)` is true, checked at every chunk. */
-  until(holds: (text: string, bytes: number) => boolean): Promise<void>;
-  /** Resolves when the response ends or its connection closes. */
-  ended: Promise<void>;
-  destroy(): void;
-}
-
-/** Opens `url`; a `paused` client reads the head and then nothing more. */
-function connect(url: string, { paused = false, method = 'GET' } = {}): Promise<Client> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method }, (res) => {
-      let text = '';
-      let bytes = 0;
-      const waiters = new Set<() => void>();
-      const ended = new Promise<void>((done) => {
-        res.once('end', done);
-        res.once('close', done);
-      });
-      res.on('error', () => {});
-      if (paused) res.pause();
-      else
-        res.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          text += chunk.toString('utf8');
-          for (const check of [...waiters]) check();
-        });
-      resolve({
-        res,
-        text: () => text,
-        bytes: () => bytes,
-        until: (holds) =>
-          new Promise((done) => {
-            const check = () => {
-              if (!holds(text, bytes)) return;
-              waiters.delete(check);
-              done();
-            };
-            waiters.add(check);
-            check();
-          }),
-        ended,
-        destroy: () => req.destroy(),
-      });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+afterEach(closeServed);
 
 /** Resolves once `holds()` is true, checked whenever a stream of `channels` opens or closes. */
 function whenCount(channels: SseChannels<unknown>, holds: () => boolean): Promise<void> {
