@@ -1,16 +1,11 @@
 /**
  * The one SSE primitive under the server's three streams: the SDK's (`docs/protocol.md` §5.3),
- * the dashboard's (§10.5) and OFREP's (§11.4). A stream file says what its events are, who may
- * subscribe and what each subscriber gets; everything about the connection itself is here:
- *
- * - `SseGroup`: the options every stream honours (`pingIntervalMs`, `streamRetryMs`,
- *   `streamMaxBufferedBytes`, `streamMaxTotalBufferedBytes`, `maxStreams`) and what the streams
- *   share: the count against `maxStreams` and the total budget of unsent bytes, past which the
- *   streams furthest behind are cut, whatever their kind.
- * - `SseChannels`: the open streams of one kind: the head (200, `text/event-stream`, the kind's
- *   headers), the `retry:` line that opens every stream, a ping every `pingIntervalMs`, the
- *   client's leaving, the per-stream bound (a stream whose unsent bytes pass it is cut; its
- *   client reconnects), and the end of every stream on `close()`.
+ * the dashboard's (§10.5) and OFREP's (§11.4). A stream file keeps what its events are, who may
+ * subscribe and what each subscriber gets; the connection is here. `SseGroup`: the options every
+ * stream honours and what the streams share (the count against `maxStreams`, the total budget of
+ * unsent bytes past which the streams furthest behind are cut, whatever their kind).
+ * `SseChannels`: the open streams of one kind: the head, the `retry:` line, pings, the client's
+ * leaving, the per-stream bound (a stream past it is cut; its client reconnects), and `close()`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -246,21 +241,17 @@ export class SseChannels<T = undefined> {
     set.add(channel);
     this.#size += 1;
     onGone(req, res, () => this.#remove(channel));
-    this.#countChanged();
+    for (const listener of this.#countListeners) listener();
+    this.#startPing();
     this.write(channel, this.#retry);
     this.write(channel, how.first ?? '\n');
-    this.#startPing();
     return channel;
   }
 
   /** Writes `frame` to the streams of `key`, or to every stream of this kind. */
   send(frame: string | Buffer, key?: string): void {
-    if (key === undefined) {
-      for (const channel of this.all()) this.write(channel, frame);
-      return;
-    }
-    const set = this.#byKey.get(key);
-    if (set) for (const channel of set) this.write(channel, frame);
+    const channels = key === undefined ? this.all() : (this.#byKey.get(key) ?? []);
+    for (const channel of channels) this.write(channel, frame);
   }
 
   /** Writes a frame; a stream whose unsent bytes pass `maxBufferedBytes` is cut. */
@@ -292,10 +283,6 @@ export class SseChannels<T = undefined> {
     if (set.size === 0) this.#byKey.delete(channel.key);
     this.#size -= 1;
     if (this.#size === 0) this.#stopPing();
-    this.#countChanged();
-  }
-
-  #countChanged(): void {
     for (const listener of this.#countListeners) listener();
   }
 
