@@ -1,0 +1,47 @@
+/**
+ * What the parser and the machine share: the limits and the program. A program is one
+ * `Int32Array` of instructions, each three numbers `op, x, y`; a program counter is the index
+ * of an instruction's `op`, and jumps are relative to it.
+ */
+
+export const PATTERN_LIMITS = {
+  /** Longer patterns are refused (UTF-16 code units, as `String#length`). */
+  length: 1000,
+  /** Longer inputs never match (UTF-16 code units). */
+  input: 65_536,
+  /** RE2's limit on a repetition count, and on nested counts multiplied together. */
+  repeat: 1000,
+  /** Instructions once counted repetitions are expanded (RE2 has a memory budget instead). */
+  program: 5000,
+} as const;
+
+export enum Op {
+  /** Consume one code point inside the sorted pairs `ranges[x]`..`ranges[y - 1]` (lo, hi). */
+  Ranges,
+  /**
+   * Consume one code point that the sticky RegExp `sets[x]` matches there: a class with Unicode
+   * properties (`\pL`) or Unicode case folding, left to the runtime's own tables.
+   */
+  Set,
+  /** Go on at both `pc + x` and `pc + y` (a jump when they are equal). */
+  Split,
+  /** Go on at the next instruction if the empty-width assertion `x` holds. */
+  Assert,
+  Match,
+}
+
+/** Assertions, in the order of `\A \z \b \B`, then `^` and `$` under `(?m)`. */
+export enum Assert {
+  BeginText,
+  EndText,
+  WordBoundary,
+  NotWordBoundary,
+  BeginLine,
+  EndLine,
+}
+
+export interface Program {
+  code: Int32Array;
+  ranges: Int32Array;
+  sets: RegExp[];
+}
