@@ -31,6 +31,7 @@ import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
 import { restoreState } from './state/snapshot.js';
 import { WebhookService } from './state/webhook-service.js';
+import { SseGroup } from './stream/channel.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
 import { targetProblem } from './webhooks/targets.js';
@@ -79,15 +80,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     );
     storage.attach(applier);
     const service = new FlagService(db, storage);
-    const hub: StreamHub = new StreamHub({
+    // Every event stream (SDK, OFREP, dashboard) honours these; they share maxStreams and the total budget.
+    const sse = new SseGroup({
       pingIntervalMs: resolved.pingIntervalMs,
-      historySize: resolved.streamHistorySize,
+      retryMs: resolved.streamRetryMs,
       maxBufferedBytes: resolved.streamMaxBufferedBytes,
       maxTotalBufferedBytes: resolved.streamMaxTotalBufferedBytes,
-      retryMs: resolved.streamRetryMs,
       maxStreams: resolved.maxStreams,
-      otherStreams: (): number => ofrepStreams.size,
     });
+    const hub = new StreamHub({ historySize: resolved.streamHistorySize, group: sse });
     applier.onChange((change) => hub.publish(change));
     const publicOnly = resolved.webhookTargets === 'public';
     const dispatcher = new Dispatcher(db, service, {
@@ -104,11 +105,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     for (const env of envs) hub.addEnvironment(env);
     await seedFlags(service, envs, resolved);
     const keyRing = new KeyRing(grants);
-    const adminEvents = new AdminEvents(() => {
-      const counts: Record<string, number> = {};
-      for (const env of admin.environments) counts[env.id] = hub.countOf(env.id);
-      return counts;
-    });
+    const adminEvents = new AdminEvents(
+      () => {
+        const counts: Record<string, number> = {};
+        for (const env of admin.environments) counts[env.id] = hub.countOf(env.id);
+        return counts;
+      },
+      { group: sse },
+    );
     const admin = new AdminService(db, service, keyRing, envs, {
       environment: (env) => hub.addEnvironment(env),
       structure: () => adminEvents.structure(),
@@ -120,11 +124,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     applier.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
-    const ofrepStreams: OfrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, {
-      maxStreams: resolved.maxStreams,
-      maxBufferedBytes: resolved.streamMaxBufferedBytes,
-      otherStreams: (): number => hub.size,
-    });
+    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, { group: sse });
     applier.onChange((change) => ofrepStreams.changed(change));
     applier.onCommitted(admin.committed);
     applier.onCommitted(dispatcher.committed);

@@ -138,24 +138,21 @@ describe('through startServer', () => {
     expect(await cut(ofrepStream(url))).toBe(true);
   });
 
-  // Enabled once start-server passes the options (the shared SSE group).
-  it.skip('pings on OFREP’s stream every pingIntervalMs and opens it with streamRetryMs', async () => {
+  it('pings on OFREP’s stream every pingIntervalMs and opens it with streamRetryMs', async () => {
     const client = await ofrepStream(await start({ pingIntervalMs: 10, streamRetryMs: 2345 }));
     await client.until((text) => count(text, ': ping\n\n') >= 2);
     expect(client.text().startsWith('retry: 2345\n\n')).toBe(true);
     client.destroy();
   });
 
-  // Enabled once start-server passes the options (the shared SSE group).
-  it.skip('pings on the dashboard’s stream every pingIntervalMs and opens it with streamRetryMs', async () => {
+  it('pings on the dashboard’s stream every pingIntervalMs and opens it with streamRetryMs', async () => {
     const client = await adminStream(await start({ pingIntervalMs: 10, streamRetryMs: 777 }));
     await client.until((text) => count(text, 'event: ping\ndata: {}\n\n') >= 2);
     expect(client.text().startsWith('retry: 777\nevent: streams\n')).toBe(true);
     client.destroy();
   });
 
-  // Enabled once start-server passes the options (the shared SSE group).
-  it.skip('cuts the dashboard’s stream past streamMaxBufferedBytes', async () => {
+  it('cuts the dashboard’s stream past streamMaxBufferedBytes', async () => {
     const url = await start({ streamMaxBufferedBytes: 8 });
     expect(await cut(adminStream(url))).toBe(true);
   });

@@ -6,7 +6,7 @@
  * (`../stream/channel.ts`); these streams do not count against `maxStreams`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FlagChange } from '../state/model.js';
+import type { FlagCommit } from '../state/model.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const COUNTS_EVERY_MS = 250;
@@ -40,7 +40,7 @@ export class AdminEvents {
     this.#channels.open(req, res, { data: undefined, ...(first ? { first } : {}) });
   }
 
-  change(change: FlagChange): void {
+  change(change: FlagCommit): void {
     const flag = (change.after ?? change.before)?.key;
     this.#send('change', { env: change.env.id, revision: change.revision, flag });
   }

@@ -13,7 +13,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Grant, KeyRing } from '../state/key-ring.js';
-import type { FlagChange } from '../state/model.js';
+import type { FlagCommit } from '../state/model.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const WINDOW_MS = 12 * 3600 * 1000;
@@ -77,7 +77,7 @@ export class OfrepStreams {
   }
 
   /** Tells the environment's streams to refetch. */
-  changed(change: FlagChange): void {
+  changed(change: FlagCommit): void {
     if (this.#channels.countOf(change.env.id) === 0) return;
     const etag = `${change.env.epoch}-${change.revision}`;
     this.#channels.send(`data: ${JSON.stringify({ type: 'refetchEvaluation', etag })}\n\n`, change.env.id);

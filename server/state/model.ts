@@ -223,9 +223,6 @@ export interface FlagCommit {
   segment?: { before: StoredSegment | null; after: StoredSegment | null };
 }
 
-/** @deprecated the old name of `FlagCommit`, kept while the stream files move to it. */
-export type FlagChange = FlagCommit;
-
 /** The secret that signs now: the previous one during its grace period after a rotation. */
 export function signingSecret(webhook: StoredWebhook, now: number): string {
   return webhook.previousSecret !== undefined && (webhook.previousSecretExpiresAt ?? 0) > now

@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
-import type { Environment, FlagChange } from '../state/model.js';
+import type { Environment, FlagCommit } from '../state/model.js';
 import { groupOf, type SseChannels, type SseSettings } from './channel.js';
 import { SdkView } from './sdk-view.js';
 
@@ -78,7 +78,7 @@ export class StreamHub {
   }
 
   /** Publishes a committed change to the environment's view and every open stream. */
-  publish(change: FlagChange): void {
+  publish(change: FlagCommit): void {
     const view = this.#views.get(change.env.id);
     if (!view) return;
     this.#channels.send(view.apply(change), change.env.id);

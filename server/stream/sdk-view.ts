@@ -6,7 +6,7 @@
  */
 import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
-import type { Environment, FlagChange } from '../state/model.js';
+import type { Environment, FlagCommit } from '../state/model.js';
 import { isPlainFlag, toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
 
@@ -50,7 +50,7 @@ export class SdkView {
   }
 
   /** Applies a published change and returns its stream frame. */
-  apply(change: FlagChange): string {
+  apply(change: FlagCommit): string {
     let data: string;
     if (change.after && isPlainFlag(change.after)) {
       const flag = toSdkFlag(change.after);
