@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AdminEvents } from '../server/dashboard/events.js';
 import { OfrepStreams } from '../server/ofrep/stream.js';
 import type { Grant, KeyRing } from '../server/state/key-ring.js';
-import type { FlagChange } from '../server/state/model.js';
+import type { FlagCommit } from '../server/state/model.js';
 import { SseGroup } from '../server/stream/channel.js';
 import { adminCaller } from './helpers/admin.js';
 import { type Client, closeServed, connect, serve } from './helpers/raw-stream.js';
@@ -18,7 +18,7 @@ afterEach(closeServed);
 const env = { id: 'p/e', epoch: 'E' };
 const grant = { env, id: 'key-1' } as unknown as Grant;
 const change = (revision: number) =>
-  ({ env, revision, before: null, after: { key: 'some-flag' } }) as unknown as FlagChange;
+  ({ env, revision, before: null, after: { key: 'some-flag' } }) as unknown as FlagCommit;
 const count = (text: string, part: string) => text.split(part).length - 1;
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
