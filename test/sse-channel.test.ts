@@ -110,6 +110,20 @@ describe('the SSE channel', () => {
     await reader.ended;
   });
 
+  it('does not cut a reader that keeps up for one frame larger than maxBufferedBytes', async () => {
+    const channels = new SseGroup({ maxBufferedBytes: 1024, pingIntervalMs: 60_000 }).channels();
+    const reader = await connect(await serve((req, res) => channels.open(req, res, { data: undefined })));
+    await reader.until((text) => text === 'retry: 1000\n\n');
+    // A `flags:sync` of an environment with big segments: far over the bound, in one write.
+    const big = `data: ${'x'.repeat(512 * 1024)}\n\n`;
+    channels.send(big);
+    await reader.until((text) => text.endsWith(big));
+    channels.send('data: after\n\n');
+    await reader.until((text) => text.endsWith('data: after\n\n'));
+    expect(channels.size).toBe(1);
+    channels.close();
+  });
+
   it('past the group’s total of unsent bytes, cuts the stream furthest behind first, whatever its kind', async () => {
     const group = new SseGroup({
       maxBufferedBytes: 1 << 30,

@@ -254,12 +254,17 @@ export class SseChannels<T = undefined> {
     for (const channel of channels) this.write(channel, frame);
   }
 
-  /** Writes a frame; a stream whose unsent bytes pass `maxBufferedBytes` is cut. */
+  /**
+   * Writes a frame; a stream whose unsent bytes, before this frame, pass `maxBufferedBytes` is
+   * cut: a reader that keeps up is never cut for one large frame (a `flags:sync` of an
+   * environment with big segments), one that has fallen behind is.
+   */
   write(channel: SseChannel<T>, frame: string | Buffer): void {
     const { res } = channel;
     if (res.destroyed || res.writableEnded) return;
+    const before = res.writableLength;
     res.write(frame);
-    if (res.writableLength > this.#group.options.maxBufferedBytes) res.destroy();
+    if (before > this.#group.options.maxBufferedBytes) res.destroy();
     else if (res.writableLength > 0) this.#group.checkBudgetSoon();
   }
 
