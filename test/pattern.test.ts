@@ -423,12 +423,46 @@ describe(`agrees with RegExp where RE2 and JavaScript read a pattern alike (seed
         const others = flagList.filter((f) => f !== 'i' || !asOption).join('');
         const ours = compiled(others ? `(?${others})${re2}` : re2, i && asOption);
         const theirs = new RegExp(js, `${flagList.join('')}u`);
-        for (const text of texts)
+        for (const text of texts) {
+          // V8 also tries \B between the halves of a surrogate pair (the specification, and we,
+          // step over whole code points).
+          if (re2.includes('\\B') && /[\u{10000}-\u{10FFFF}]/u.test(text)) continue;
           expect(ours.test(text), `${re2} /${flagList.join('')} on ${JSON.stringify(text)}`).toBe(
             theirs.test(text),
           );
+        }
       }),
       params(1000),
+    );
+  });
+});
+
+describe(`any text as a pattern (seed ${PROPERTY_SEED})`, () => {
+  const PIECES = [
+    ...'()[]{}|*+?^$.\\-:,0123456789abxpPQEzAbBdDwWsSiU<>=!#é😀\n'.split(''),
+    ...['\\p{', '\\x{', '(?', '(?P<', '[:', ':]', '[^', '{1000}', '{2,3}', '\ud800', 'Greek}', 'L}'],
+  ];
+  it('compiles, or is refused with a PatternError naming a position; test() never throws', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((xs) => xs.join('')),
+        fc.boolean(),
+        fc.string({ maxLength: 20 }),
+        (pattern, caseInsensitive, input) => {
+          let compiledPattern: { test(input: string): boolean };
+          try {
+            compiledPattern = compilePattern(pattern, caseInsensitive);
+          } catch (error) {
+            expect(error).toBeInstanceOf(PatternError);
+            expect((error as PatternError).message).toMatch(/^at \d+: /);
+            expect((error as PatternError).index).toBeLessThanOrEqual(pattern.length);
+            return;
+          }
+          expect(typeof compiledPattern.test(input)).toBe('boolean');
+          expect(typeof compiledPattern.test(pattern)).toBe('boolean');
+        },
+      ),
+      params(3000),
     );
   });
 });
@@ -591,12 +625,12 @@ describe('linear time, counted in machine steps', () => {
 
   it('stays within the bound for a large program on a 64 KiB input', () => {
     // Russ Cox's a?ⁿaⁿ, which a backtracking engine takes 2ⁿ steps over, then a b that is not there.
-    const pattern = '(?:a?){300}a{300}b';
+    const pattern = '(?:a?){200}a{200}b';
     const size = parse(pattern, false).code.length / 3;
     const input = 'a'.repeat(65_536);
     const before = vm.steps;
     expect(compiled(pattern).test(input)).toBe(false);
     expect(vm.steps - before).toBeLessThanOrEqual(size * (input.length + 1));
-    expect(size).toBeGreaterThan(900);
+    expect(size).toBeGreaterThan(600);
   });
 });

@@ -22,6 +22,8 @@ const OCTAL = /[0-7]{1,3}/y;
 /** A group name (RE2: letters, marks, digits and connectors). */
 const NAME = /^[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]+$/u;
 
+const NOTHING_TO_REPEAT = 'missing argument to repetition operator';
+
 const sticky = (re: RegExp, src: string, at: number): RegExpExecArray | null => {
   re.lastIndex = at;
   return re.exec(src);
@@ -39,10 +41,9 @@ export function parse(src: string, caseInsensitive: boolean): Program {
   const folded = () => (flags & FOLD) > 0;
   const one = (set: CharSet, fold = folded()): Piece => finish(set, fold, ranges, sets);
 
-  /** Consumes the code point at `i` (a surrogate pair is one). */
+  /** Consumes the code point at `i` (a surrogate pair is one; a lone surrogate stands for itself). */
   const next = (): number => {
     const c = src.codePointAt(i)!;
-    if (c >= 0xd800 && c <= 0xdfff) fail('lone surrogate (not valid UTF-16)');
     i += c > 0xffff ? 2 : 1;
     return c;
   };
@@ -126,9 +127,9 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       case '*':
       case '+':
       case '?':
-        return fail('missing argument to repetition operator');
+        return fail(NOTHING_TO_REPEAT);
       case '{':
-        if (repetition()) fail('missing argument to repetition operator', at);
+        if (repetition()) fail(NOTHING_TO_REPEAT, at);
     }
     return literal(next());
   }
@@ -161,7 +162,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       } else if (c === undefined) fail('missing )', at);
       else unsupported(`group ${src.slice(at, i)}`, at);
     }
-    if (negated && !saw) fail(`missing flag after - in ${src.slice(at, i)}`, at);
+    if (negated && !saw) fail(`bad flags ${src.slice(at, i)}`, at);
     if (src[i - 1] === ':') return body(f, at);
     flags = f;
     return undefined;
@@ -299,7 +300,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       if (src[i] === '-' && i + 1 < src.length && src[i + 1] !== ']') {
         i++;
         hi = src[i] === '\\' ? escaped() : next();
-        if (hi < lo) fail(`invalid character class range ${src.slice(start, i)}`, start);
+        if (hi < lo) fail(`bad range ${src.slice(start, i)}`, start);
       }
       addRange(set, lo, hi, fold);
     }

@@ -3,7 +3,7 @@
  * current input position and advances all of them over one code point at a time, so no input
  * position is looked at twice: O(program size × input length), whatever the pattern. Unanchored
  * search starts the program again at every position. Everything is allocated once, when the
- * pattern is compiled; a generation counter marks the states already in a set.
+ * pattern is compiled; a generation counter marks the states already in the set.
  */
 import { Assert, Op, PATTERN_LIMITS, type Program } from './program.js';
 
@@ -13,7 +13,7 @@ export let steps = 0;
 /** ASCII word characters (`\b` is ASCII in RE2); `NaN` (outside the input) is not one. */
 const word = (c: number): boolean => c === 95 || (c > 47 && c < 58) || ((c | 32) > 96 && (c | 32) < 123);
 
-const holds = (assertion: number, s: string, pos: number): boolean => {
+function holds(assertion: number, s: string, pos: number): boolean {
   const before = s.charCodeAt(pos - 1);
   const after = s.charCodeAt(pos);
   switch (assertion) {
@@ -28,52 +28,59 @@ const holds = (assertion: number, s: string, pos: number): boolean => {
     default:
       return (word(before) !== word(after)) === (assertion === Assert.WordBoundary);
   }
-};
+}
 
-export function machine({ code, ranges, sets }: Program): { test(input: string): boolean } {
+/** Whether the state at `pc` consumes the code point at `pos` of `s`. */
+function consumes({ code, ranges, sets }: Program, pc: number, s: string, pos: number): boolean {
+  let k = code[pc + 1]!;
+  if (code[pc] === Op.Set) {
+    const re = sets[k]!;
+    re.lastIndex = pos;
+    return re.test(s);
+  }
+  const c = s.codePointAt(pos)!;
+  for (const end = code[pc + 2]!; k < end && c >= ranges[k]!; k += 2) if (c <= ranges[k + 1]!) return true;
+  return false;
+}
+
+export function machine(program: Program): { test(input: string): boolean } {
+  const { code } = program;
   const mark = new Uint32Array(code.length);
-  const stack = new Int32Array(code.length);
-  const one = new Int32Array(code.length / 3);
-  const two = new Int32Array(code.length / 3);
-  let gen = 0;
+  /** Successors to add: at most every state, plus two per state added. */
+  const stack = new Int32Array(code.length + 1);
+  const list = new Int32Array(code.length / 3);
+  let gen = 1;
   /** Starts with `\A` (or `^` without `(?m)`): no restart, and no state left means no match. */
   const anchored = code[0] === Op.Assert && code[1] === Assert.BeginText;
 
   /**
-   * Adds state `pc` at input position `pos` to `list` (which holds `count`), following the
-   * instructions that consume nothing; the new count, or -1 when `Match` is reached.
+   * Whether no assertion is where the program starts: then its first states are the same at
+   * every position, and while they are all that is alive the machine skips ahead to the next code
+   * point one of them consumes instead of stepping; with `indexOf` when that is one code point
+   * (a pattern that starts with a literal, say).
    */
-  const add = (list: Int32Array, count: number, pc: number, s: string, pos: number): number => {
-    let sp = 0;
-    stack[sp++] = pc;
-    while (sp) {
-      pc = stack[--sp]!;
-      if (mark[pc] === gen) continue;
-      mark[pc] = gen;
-      steps++;
-      const op = code[pc];
-      if (op === Op.Split) {
-        stack[sp++] = pc + code[pc + 2]!;
-        stack[sp++] = pc + code[pc + 1]!;
-      } else if (op === Op.Assert) {
-        if (holds(code[pc + 1]!, s, pos)) stack[sp++] = pc + 3;
-      } else if (op === Op.Match) return -1;
-      else list[count++] = pc;
-    }
-    return count;
-  };
-
-  /** Whether the state at `pc` consumes code point `c` (at `pos` in `s`). */
-  const consumes = (pc: number, c: number, s: string, pos: number): boolean => {
-    let k = code[pc + 1]!;
-    if (code[pc] === Op.Set) {
-      const re = sets[k]!;
-      re.lastIndex = pos;
-      return re.test(s);
-    }
-    for (const end = code[pc + 2]!; k < end && c >= ranges[k]!; k += 2) if (c <= ranges[k + 1]!) return true;
-    return false;
-  };
+  let skips = true;
+  let first = -1;
+  let firsts = 0;
+  for (let sp = 1; sp; ) {
+    const pc = stack[--sp]!;
+    if (mark[pc] === gen) continue;
+    mark[pc] = gen;
+    if (code[pc] === Op.Split) {
+      stack[sp++] = pc + code[pc + 1]!;
+      stack[sp++] = pc + code[pc + 2]!;
+    } else if (code[pc] === Op.Assert) skips = false;
+    else if (firsts++ === 0) first = pc; // a consuming state (or Match: then no lead)
+  }
+  const r = code[first + 1]!;
+  const lead =
+    skips &&
+    firsts === 1 &&
+    code[first] === Op.Ranges &&
+    code[first + 2] === r + 2 &&
+    program.ranges[r] === program.ranges[r + 1]
+      ? String.fromCodePoint(program.ranges[r]!)
+      : '';
 
   return {
     test(s: string): boolean {
@@ -84,28 +91,44 @@ export function machine({ code, ranges, sets }: Program): { test(input: string):
         gen = 0;
         mark.fill(0);
       }
-      let list = one;
-      let other = two;
       let pos = 0;
-      gen++;
-      let count = add(list, 0, 0, s, 0);
+      let sp = 1;
+      stack[0] = 0;
+      /** Whether the states are the first ones only (nothing under way). */
+      let fresh = true;
       for (;;) {
-        if (count < 0) return true;
-        if (pos >= n || (!count && anchored)) return false;
-        const c = s.codePointAt(pos)!;
-        const width = c > 0xffff ? 2 : 1;
-        let found = 0;
+        // The states at `pos`: the stacked ones and all they reach without consuming.
         gen++;
-        for (let k = 0; k < count && found >= 0; k++) {
-          const pc = list[k]!;
-          if (consumes(pc, c, s, pos)) found = add(other, found, pc + 3, s, pos + width);
+        let count = 0;
+        while (sp) {
+          const pc = stack[--sp]!;
+          if (mark[pc] === gen) continue;
+          mark[pc] = gen;
+          steps++;
+          const op = code[pc];
+          if (op === Op.Split) {
+            stack[sp++] = pc + code[pc + 2]!;
+            stack[sp++] = pc + code[pc + 1]!;
+          } else if (op === Op.Assert) {
+            if (holds(code[pc + 1]!, s, pos)) stack[sp++] = pc + 3;
+          } else if (op === Op.Match) return true;
+          else list[count++] = pc;
         }
-        pos += width;
-        if (found >= 0 && !anchored) found = add(other, found, 0, s, pos);
-        count = found;
-        const done = list;
-        list = other;
-        other = done;
+        if (fresh && lead) {
+          pos = s.indexOf(lead, pos);
+          if (pos < 0) return false;
+        }
+        for (; fresh && skips && pos < n; pos += s.codePointAt(pos)! > 0xffff ? 2 : 1) {
+          let k = 0;
+          while (k < count && !consumes(program, list[k]!, s, pos)) k++;
+          if (k < count) break;
+        }
+        if (pos >= n || (!count && anchored)) return false;
+        // Each state that consumes the code point at `pos` goes on to its next instruction.
+        for (let k = 0; k < count; k++) if (consumes(program, list[k]!, s, pos)) stack[sp++] = list[k]! + 3;
+        fresh = !sp;
+        pos += s.codePointAt(pos)! > 0xffff ? 2 : 1;
+        if (!anchored) stack[sp++] = 0;
       }
     },
   };
