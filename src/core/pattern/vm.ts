@@ -10,12 +10,13 @@ import { Assert, Op, PATTERN_LIMITS, type Program } from './program.js';
 /** States visited by every machine so far: read by the linearity tests only. */
 export let steps = 0;
 
-/** ASCII word characters (`\b` is ASCII in RE2); `NaN` (outside the input) is not one. */
+/** ASCII word characters (`\b` is ASCII in RE2); -1 (outside the input) is not one. */
 const word = (c: number): boolean => c === 95 || (c > 47 && c < 58) || ((c | 32) > 96 && (c | 32) < 123);
 
 function holds(assertion: number, s: string, pos: number): boolean {
-  const before = s.charCodeAt(pos - 1);
-  const after = s.charCodeAt(pos);
+  // Never read outside the string: engines take a slow path for that.
+  const before = pos > 0 ? s.charCodeAt(pos - 1) : -1;
+  const after = pos < s.length ? s.charCodeAt(pos) : -1;
   switch (assertion) {
     case Assert.BeginText:
       return pos === 0;
@@ -54,13 +55,13 @@ export function machine(program: Program): { test(input: string): boolean } {
   const anchored = code[0] === Op.Assert && code[1] === Assert.BeginText;
 
   /**
-   * Whether no assertion is where the program starts: then its first states are the same at
-   * every position, and while they are all that is alive the machine skips ahead to the next code
-   * point one of them consumes instead of stepping; with `indexOf` when that is one code point
-   * (a pattern that starts with a literal, say).
+   * Whether no assertion is where the program starts: then its first states (gathered in `list`
+   * here) are the same at every position, and while they are all that is alive the machine skips
+   * ahead to the next code point one of them may consume instead of stepping: over the ASCII ones
+   * that none consumes (`starts`), or with `indexOf` when they consume one code point only (a
+   * pattern that starts with a literal, say).
    */
   let skips = true;
-  let first = -1;
   let firsts = 0;
   for (let sp = 1; sp; ) {
     const pc = stack[--sp]!;
@@ -70,14 +71,18 @@ export function machine(program: Program): { test(input: string): boolean } {
       stack[sp++] = pc + code[pc + 1]!;
       stack[sp++] = pc + code[pc + 2]!;
     } else if (code[pc] === Op.Assert) skips = false;
-    else if (firsts++ === 0) first = pc; // a consuming state (or Match: then no lead)
+    else list[firsts++] = pc; // a consuming state, or Match (which consumes nothing)
   }
-  const r = code[first + 1]!;
+  const starts = new Uint8Array(128);
+  for (let c = 0; c < 128; c++)
+    for (let k = 0; k < firsts; k++)
+      if (consumes(program, list[k]!, String.fromCharCode(c), 0)) starts[c] = 1;
+  const r = code[list[0]! + 1]!;
   const lead =
     skips &&
     firsts === 1 &&
-    code[first] === Op.Ranges &&
-    code[first + 2] === r + 2 &&
+    code[list[0]!] === Op.Ranges &&
+    code[list[0]! + 2] === r + 2 &&
     program.ranges[r] === program.ranges[r + 1]
       ? String.fromCodePoint(program.ranges[r]!)
       : '';
@@ -118,10 +123,9 @@ export function machine(program: Program): { test(input: string): boolean } {
           pos = s.indexOf(lead, pos);
           if (pos < 0) return false;
         }
-        for (; fresh && skips && pos < n; pos += s.codePointAt(pos)! > 0xffff ? 2 : 1) {
-          let k = 0;
-          while (k < count && !consumes(program, list[k]!, s, pos)) k++;
-          if (k < count) break;
+        for (; fresh && skips && pos < n; pos++) {
+          const c = s.charCodeAt(pos);
+          if (c > 127 || starts[c]) break;
         }
         if (pos >= n || (!count && anchored)) return false;
         // Each state that consumes the code point at `pos` goes on to its next instruction.
