@@ -601,9 +601,8 @@ describe('linear time, counted in machine steps', () => {
   const SIZES = [10, 100, 1000, 10_000];
 
   function stepsOf(pattern: string, input: string): number {
-    const before = vm.steps;
     expect(compiled(pattern).test(input)).toBe(false);
-    return vm.steps - before;
+    return vm.lastSteps;
   }
 
   it.each(CATASTROPHIC)(
@@ -628,9 +627,8 @@ describe('linear time, counted in machine steps', () => {
     const pattern = '(?:a?){200}a{200}b';
     const size = parse(pattern, false).code.length / 3;
     const input = 'a'.repeat(65_536);
-    const before = vm.steps;
     expect(compiled(pattern).test(input)).toBe(false);
-    expect(vm.steps - before).toBeLessThanOrEqual(size * (input.length + 1));
+    expect(vm.lastSteps).toBeLessThanOrEqual(size * (input.length + 1));
     expect(size).toBeGreaterThan(600);
   });
 });

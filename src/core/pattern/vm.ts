@@ -7,8 +7,8 @@
  */
 import { Assert, Op, PATTERN_LIMITS, type Program } from './program.js';
 
-/** States visited by every machine so far: read by the linearity tests only. */
-export let steps = 0;
+/** How many states the last `test` call visited: read by the linearity tests only. */
+export let lastSteps = 0;
 
 /** ASCII word characters (`\b` is ASCII in RE2); -1 (outside the input) is not one. */
 const word = (c: number): boolean => c === 95 || (c > 47 && c < 58) || ((c | 32) > 96 && (c | 32) < 123);
@@ -74,7 +74,7 @@ export function machine(program: Program): { test(input: string): boolean } {
     else list[firsts++] = pc; // a consuming state, or Match (which consumes nothing)
   }
   const starts = new Uint8Array(128);
-  for (let c = 0; c < 128; c++)
+  for (let c = 0; c < 128 && skips; c++)
     for (let k = 0; k < firsts; k++)
       if (consumes(program, list[k]!, String.fromCharCode(c), 0)) starts[c] = 1;
   const r = code[list[0]! + 1]!;
@@ -91,8 +91,9 @@ export function machine(program: Program): { test(input: string): boolean } {
     test(s: string): boolean {
       const n = s.length;
       if (n > PATTERN_LIMITS.input) return false;
-      // A call takes at most 65,538 generations: start again long before the counter wraps.
-      if (gen > 4e9) {
+      // A call takes at most 65,538 generations: start again before the counter leaves the small
+      // integers (2 ** 30), which engines keep unboxed (no allocation per increment).
+      if (gen > 0x3ffe0000) {
         gen = 0;
         mark.fill(0);
       }
@@ -101,7 +102,9 @@ export function machine(program: Program): { test(input: string): boolean } {
       stack[0] = 0;
       /** Whether the states are the first ones only (nothing under way). */
       let fresh = true;
-      for (;;) {
+      let visited = 0;
+      let matched = false;
+      run: for (;;) {
         // The states at `pos`: the stacked ones and all they reach without consuming.
         gen++;
         let count = 0;
@@ -109,31 +112,35 @@ export function machine(program: Program): { test(input: string): boolean } {
           const pc = stack[--sp]!;
           if (mark[pc] === gen) continue;
           mark[pc] = gen;
-          steps++;
+          visited++;
           const op = code[pc];
           if (op === Op.Split) {
             stack[sp++] = pc + code[pc + 2]!;
             stack[sp++] = pc + code[pc + 1]!;
           } else if (op === Op.Assert) {
             if (holds(code[pc + 1]!, s, pos)) stack[sp++] = pc + 3;
-          } else if (op === Op.Match) return true;
-          else list[count++] = pc;
+          } else if (op === Op.Match) {
+            matched = true;
+            break run;
+          } else list[count++] = pc;
         }
         if (fresh && lead) {
           pos = s.indexOf(lead, pos);
-          if (pos < 0) return false;
+          if (pos < 0) break;
         }
         for (; fresh && skips && pos < n; pos++) {
           const c = s.charCodeAt(pos);
           if (c > 127 || starts[c]) break;
         }
-        if (pos >= n || (!count && anchored)) return false;
+        if (pos >= n || (!count && anchored)) break;
         // Each state that consumes the code point at `pos` goes on to its next instruction.
         for (let k = 0; k < count; k++) if (consumes(program, list[k]!, s, pos)) stack[sp++] = list[k]! + 3;
         fresh = !sp;
         pos += s.codePointAt(pos)! > 0xffff ? 2 : 1;
         if (!anchored) stack[sp++] = 0;
       }
+      lastSteps = visited;
+      return matched;
     },
   };
 }
