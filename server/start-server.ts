@@ -3,6 +3,7 @@
  * layers (`docs/architecture.md`) and listen (`docs/protocol.md` §7).
  */
 import { createServer, type Server } from 'node:http';
+import { checkPattern, compileMatches } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
@@ -25,6 +26,7 @@ import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
 import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
+import { usePatterns } from './state/compiled.js';
 import { KeyRing } from './state/key-ring.js';
 import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
@@ -79,7 +81,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
     storage.attach(applier);
-    const service = new FlagService(db, storage);
+    usePatterns(compileMatches);
+    const service = new FlagService(db, storage, checkPattern);
     // Every event stream (SDK, OFREP, dashboard) honours these; they share maxStreams and the total budget.
     const sse = new SseGroup({
       pingIntervalMs: resolved.pingIntervalMs,
@@ -135,7 +138,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     stopDispatcher = () => dispatcher.close();
     const envRoutes = [
       ...flagRoutes(service),
-      ...segmentRoutes(new SegmentService(service)),
+      ...segmentRoutes(new SegmentService(service, checkPattern)),
       ...webhookRoutes(
         new WebhookService(service, publicOnly ? targetProblem : undefined),
         dispatcher,

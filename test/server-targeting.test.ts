@@ -156,6 +156,14 @@ describe('flags with targeting', () => {
       'prerequisites[0].flag: no flag "missing"',
     ],
     [
+      {
+        key: 'v15',
+        type: 'boolean',
+        rules: [{ clauses: [{ attribute: 'e', op: 'matches', values: ['a(?=b)'] }], serve: { variant: 'on' } }],
+      },
+      'rules[0].clauses[0].values[0]: at 1: lookahead (?= is not supported (RE2 syntax)',
+    ],
+    [
       { key: 'v13', type: 'string', variants: { a: 'x' }, offVariant: 'b' },
       "offVariant: must be one of the flag's variants",
     ],

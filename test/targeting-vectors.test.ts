@@ -15,6 +15,7 @@ import {
   type FlagSource,
 } from '../src/core/targeting/compile.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../src/core/targeting/evaluate.js';
+import { compileMatches } from '../src/core/targeting/patterns.js';
 import type { Segment } from '../src/core/targeting/types.js';
 import type { User } from '../src/core/types.js';
 
@@ -51,8 +52,9 @@ const files = readdirSync(DIR)
 function evaluateCase(file: VectorFile, c: VectorCase): Record<string, unknown> {
   const flags = new Map<string, CompiledFlag>();
   const segments = new Map<string, CompiledSegment>();
-  for (const [key, flag] of Object.entries(file.flags)) flags.set(key, compileFlag(flag));
-  for (const [key, segment] of Object.entries(file.segments)) segments.set(key, compileSegment(segment));
+  for (const [key, flag] of Object.entries(file.flags)) flags.set(key, compileFlag(flag, compileMatches));
+  for (const [key, segment] of Object.entries(file.segments))
+    segments.set(key, compileSegment(segment, compileMatches));
   const context: TargetingContext = { flag: (key) => flags.get(key), segment: (key) => segments.get(key) };
   const flag = flags.get(c.flag)!;
   const index = evaluateVariant(flag, c.user, context);
@@ -97,6 +99,7 @@ describe('targeting vectors, core evaluator', () => {
       'semVerGreaterThan',
       'semVerGreaterThanOrEqual',
       'inCidr',
+      'matches',
       'exists',
       'inSegment',
     ])

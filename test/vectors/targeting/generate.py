@@ -105,6 +105,13 @@ op("cidr", {"attribute": "ip", "op": "inCidr", "values": ["10.0.0.0/8", "2001:db
   (U(ip="192.168.1.1"), True, "a single address"), (U(ip="192.168.1.2"), False, "another address"), (U(ip="10.0.0"), False, "not an address"),
   (U(ip="fe80::1%eth0"), False, "a zone is not an address"), (U(ip=167772161), False, "a number is not an address")])
 op("cidr-v6", {"attribute": "ip", "op": "inCidr", "values": ["::1/128", "fd00::/8"]}, [(U(ip="::1"), True, "loopback"), (U(ip="fdff:ffff::"), True, "in /8"), (U(ip="fe00::"), False, "outside /8")])
+op("matches", {"attribute": "email", "op": "matches", "values": ["^[a-z]+@example\\.(com|org)$"]}, [
+  (U(email="ann@example.com"), True, "an RE2 pattern, searched"), (U(email="Ann@example.com"), False, "case matters"),
+  (U(email="ann@example.net"), False, "no match"), (U(email=["x", "bob@example.org"]), True, "array element"), (U(email=5), False, "not a string")])
+op("matches-ci", {"attribute": "email", "op": "matches", "values": ["@EXAMPLE\\.COM$"], "caseInsensitive": True}, [(U(email="ann@example.com"), True, "caseInsensitive compiles the pattern as (?i)")])
+op("matches-unanchored", {"attribute": "path", "op": "matches", "values": ["/admin(/|$)"]}, [(U(path="/x/admin/y"), True, "unanchored search"), (U(path="/administrator"), False, "no match")])
+op("matches-catastrophic", {"attribute": "s", "op": "matches", "values": ["^(a+)+$"]}, [(U(s="a" * 5000 + "b"), False, "a catastrophic pattern for backtracking engines: linear here")])
+op("matches-long", {"attribute": "s", "op": "matches", "values": ["a"]}, [(U(s="a" * 65537), False, "an attribute over 64 KiB never matches")])
 op("exists", {"attribute": "plan", "op": "exists", "values": []}, [(U(plan="pro"), True, "present"), (U(plan=None), False, "null"), (U(), False, "absent"), (U(plan=[]), True, "an empty array is present"), (U(plan=False), True, "false is present")])
 op("exists-negate", {"attribute": "plan", "op": "exists", "values": [], "negate": True}, [(U(), True, "absent, negated")])
 op("pointer", {"attribute": "/address/city", "op": "in", "values": ["Paris"]}, [(U(address={"city": "Paris"}), True, "nested"), (U(address="Paris"), False, "not an object"), (U(), False, "absent")])

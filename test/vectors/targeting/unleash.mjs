@@ -43,6 +43,12 @@ const DIFFERENT = {
     'the clause value "v2.0.0" is not a version: Flagwire refuses to save it (400), and an SDK given it anyway answers the default with ERROR, not false with a reason',
   'F8.invalidSemverWithLeadingV - broken semver resolves to false':
     'the same flag: its clause value "v2.0.0" is refused when saved',
+  'Invalid regex should result in toggle being disabled':
+    'an invalid pattern is refused when saved (400, naming its position); an SDK given one anyway answers the default with ERROR',
+  'R90 lookahead should be rejected upstream; if it leaks through, it must not enable':
+    'lookahead is refused when saved (400), as the case asks; one that leaks through gives the default with ERROR',
+  'R91 backreference should be rejected upstream; if it leaks through, it must not enable':
+    'backreferences are refused when saved (400), as the case asks; one that leaks through gives the default with ERROR',
 };
 
 const OPS = {
@@ -62,6 +68,7 @@ const OPS = {
   SEMVER_GT: ['semVerGreaterThan'],
   SEMVER_LT: ['semVerLessThan'],
   SEMVER_GTE: ['semVerGreaterThanOrEqual'],
+  REGEX: ['matches'],
   SEMVER_LTE: ['semVerLessThanOrEqual'],
   IP: ['inCidr'],
 };
@@ -72,8 +79,6 @@ const attribute = (contextName) => (contextName === 'currentTime' ? '$now' : con
 
 function clause(c) {
   const op = OPS[c.operator];
-  if (c.operator === 'REGEX')
-    throw new Untranslatable('REGEX: the linear-time matcher of `matches` is not in the SDK yet (issue 21)');
   if (!op)
     throw new Untranslatable(
       `operator ${c.operator}: Flagwire refuses an unknown operator when saved (400) and evaluates one it meets anyway to the default with ERROR, where Unleash answers false`,
