@@ -61,21 +61,21 @@ export function openStream(
   // attempt aborts the request.
   watch(o.timeoutMs, 'NETWORK_ERROR');
 
+  // A transport failure. The package calls `onerror` for those only, and before its listeners of
+  // `error` (which then find the attempt over); a frame that the server named `event: error` is a
+  // message, for those listeners only.
+  source.onerror = ({ code: status, message = 'connection failed' }) =>
+    fail(
+      status === undefined
+        ? requestError('NETWORK_ERROR', 'GET', url, `: ${message}`)
+        : answerError(answer, 'GET', url, { message }),
+    );
   for (const name of ['open', 'flags:updated', 'flags:sync', 'ping', 'error']) {
     source.addEventListener(name, (event) => {
-      // A frame the server named `event: error` is a message, not a transport failure.
-      if (name === 'error' && !('data' in event)) {
-        const { code: status, message = 'connection failed' } = event as { code?: number; message?: string };
-        fail(
-          status === undefined
-            ? requestError('NETWORK_ERROR', 'GET', url, `: ${message}`)
-            : answerError(answer, 'GET', url, { message }),
-        );
-      } else if (!done) {
-        // Something arrived: the watchdog starts again.
-        watch(o.streamReadTimeoutMs, 'TIMEOUT');
-        received(name, event as MessageEvent);
-      }
+      if (done) return;
+      // Something arrived: the watchdog starts again.
+      watch(o.streamReadTimeoutMs, 'TIMEOUT');
+      received(name, event as MessageEvent);
     });
   }
   return close;

@@ -1,7 +1,6 @@
 /**
  * The loop that keeps a client's flags in step with the server (`docs/protocol.md` §9): a small
- * state machine whose states are those of `status().state` (but `stale`, which `status()`
- * derives from the data's age).
+ * state machine over the states of `status().state` (`stale` aside: `status()` derives it).
  *
  * ```text
  * idle ──start──▶ connecting ──loaded──▶ polling (stream: false), or opens the stream
@@ -13,20 +12,19 @@
  * any state but closed ──401/403──▶ failed;  any state ──close──▶ closed
  * ```
  *
- * `enter()` is the one place the state changes; leaving `polling` stops its poll timer and
- * entering `failed` or `closed` stops everything (`closed` also aborts requests): nothing
- * leaves them but `failed` for `closed`. Each transition is a function named as in the diagram.
- * Apart from the state: what the client knows (flags in a `FlagStore`, readiness, last contact,
- * last error), and the reload of a client out of step, which runs while the stream goes on.
+ * `enter()` is the one place the state changes: leaving `polling` stops its timer; entering
+ * `failed` or `closed` stops everything (`closed` aborts requests too), and nothing leaves them
+ * but `failed` for `closed`. Each transition is a function named as in the diagram. Apart from
+ * the state: what the client knows, and the reload of a client out of step (the stream goes on).
  */
 import { Backoff } from '../core/backoff.js';
-import { startExchange } from '../core/deadline-exchange.js';
 import { later, type Timer } from '../core/timers.js';
 import type { SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 import { FlagwireError } from '../errors.js';
 import type { FlagStore } from './flag-store.js';
 import type { ResolvedClientOptions } from './options.js';
 import { parseFlagUpdate, parseSnapshot } from './parse.js';
+import { waitReady } from './ready-wait.js';
 import { requestSnapshot } from './snapshot-request.js';
 import { openStream } from './stream-attempt.js';
 import type { ClientStatus, ConnectionState, FlagChange, FlagwireClient } from './types.js';
@@ -38,9 +36,9 @@ export function syncLoop(
   emit: (event: string, ...args: unknown[]) => void,
   emitChanges: (changes: FlagChange[]) => void,
 ): Pick<FlagwireClient, 'start' | 'ready' | 'status' | 'close'> {
-  // Whether the timers keep the process alive (`holdProcess`). A started client always has one
-  // pending until it halts (the load's deadline, the stream's watchdog, the next retry, reload or
-  // poll), so it holds the process in every state alike, whatever the network does.
+  // Timers keep the process alive (`holdProcess`). A started client has one pending until it halts
+  // (the load's deadline, the stream's watchdog, the next retry, reload or poll): it holds the
+  // process in every state alike, whatever the network does.
   const hold = o.holdProcess !== false;
   const controller = new AbortController();
   const backoff = new Backoff(o);
@@ -53,27 +51,24 @@ export function syncLoop(
   loading.catch(() => {});
   if (o.offline) settle();
 
-  // The connection: its state, the open stream attempt, the stream failures in a row, the next
-  // load or stream attempt after a failure, the next poll.
+  // The connection: its state, the stream attempt, failed attempts in a row, the retry, the poll.
   let state: Exclude<ConnectionState, 'stale'> = 'idle';
   let closeStream: (() => void) | undefined;
   let streamFailures = 0;
   let retryTimer: Timer | undefined;
   let pollTimer: Timer | undefined;
 
-  // What the client knows besides its flags: whether they are loaded from the server (or it is
-  // offline), when the server last confirmed them (epoch ms), the last error, the ETag of the
-  // last snapshot applied, and whether the stream sent something it could not place (another
-  // epoch, bad data: only a full snapshot brings it back in step).
+  // What the client knows besides its flags: loaded (or offline), the last word from the server,
+  // the last error, the ETag of the last snapshot applied, and whether the stream sent something
+  // it could not place (another epoch, bad data: only a full snapshot brings it back in step).
   let ready = !!o.offline;
   let lastContactAt: number | undefined;
   let lastError: FlagwireError | undefined;
   let etag: string | null | undefined;
   let resync = false;
 
-  // The reload: in flight (asked for again meanwhile: `reloadAgain`), or waiting out its backoff.
-  let reloading = false;
-  let reloadAgain = false;
+  // The reload: in flight (`again`: asked for again meanwhile), or waiting out its backoff.
+  let reloading: 'loading' | 'again' | undefined;
   let reloadTimer: Timer | undefined;
 
   const halted = () => state === 'failed' || state === 'closed';
@@ -185,10 +180,7 @@ export function syncLoop(
     else loaded();
   };
 
-  /**
-   * Loads the snapshot, revalidating with its `ETag` unless out of step (then only a full
-   * answer helps); the error when it failed (reported: a fatal one stops the client).
-   */
+  /** Loads the snapshot (revalidating unless out of step); the error when it failed, reported. */
   const load = async (): Promise<FlagwireError | undefined> => {
     const epoch = store.epoch;
     const revalidate = resync || store.missing ? undefined : etag;
@@ -211,10 +203,7 @@ export function syncLoop(
     if (!halted()) closeStream = openStream(o, store.lastEventId, hold, received, dropped);
   };
 
-  /**
-   * Anything from the stream tells that the server is there (a `ping` too). Its `open` makes
-   * the client connected; its frames are applied in order, or put the client out of step.
-   */
+  /** Any stream event says the server is there; `open` opened it; frames are applied in order. */
   const received = (name: string, event: MessageEvent) => {
     lastContactAt = Date.now();
     if (name === 'open') return opened();
@@ -267,23 +256,23 @@ export function syncLoop(
   };
 
   /**
-   * Reloads the snapshot while out of step. Asked for while one is in flight: right after it, if
-   * still needed; one that did not bring the client back in step (it failed, or answered a
-   * snapshot older than the gap): again after its own backoff delay.
+   * Reloads the snapshot while out of step: asked for during one, right after it if still needed;
+   * after one that did not bring the client back in step, with its own backoff.
    */
   const reload = () => {
     if (reloadTimer || halted()) return;
     if (reloading) {
-      reloadAgain = true;
+      reloading = 'again';
       return;
     }
-    reloading = true;
-    reloadAgain = false;
+    reloading = 'loading';
     void load().finally(() => {
-      reloading = false;
+      // A new reason arrived meanwhile (the answer may predate it): ask again at once.
+      const again = reloading === 'again';
+      reloading = undefined;
       if (halted()) return;
       if (!(resync || store.missing)) reloadBackoff.reset();
-      else if (reloadAgain) reload();
+      else if (again) reload();
       else {
         reloadTimer = later(
           reloadBackoff.next(Date.now()),
@@ -299,27 +288,10 @@ export function syncLoop(
 
   return {
     start,
-    ready({ signal, timeoutMs = 2 ** 31 - 1 } = {}) {
+    ready({ signal, timeoutMs } = {}) {
       if (ready || halted()) return loading;
       start();
-      // The exchange's deadline and abort reject with nothing; the load's own failure with an
-      // error. A pending `ready()` holds the process (even with `holdProcess: false`): its caller waits.
-      const wait = startExchange(timeoutMs, signal, true);
-      return wait
-        .race(loading)
-        .catch((error?: FlagwireError) => {
-          throw (
-            error ??
-            (signal?.aborted
-              ? new FlagwireError('ABORTED', 'ready() was aborted')
-              : new FlagwireError(
-                  'TIMEOUT',
-                  `flags not loaded within ${timeoutMs} ms${lastError ? `: ${lastError.message}` : ''}`,
-                  { cause: lastError },
-                ))
-          );
-        })
-        .finally(wait.end);
+      return waitReady(loading, signal, timeoutMs, () => lastError);
     },
     status,
     close,
