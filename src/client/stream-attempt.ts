@@ -3,9 +3,9 @@
  * whose `fetch` option carries the `Authorization` header (so it works in browsers too). The
  * package retries at a fixed interval and gives up on a non-200, so the client never lets it
  * retry: any failure closes the attempt and is handed to the loop once (`dropped`), which backs
- * off, stops on 401/403 and opens a new attempt resuming with `Last-Event-ID`. What the frames
- * mean is the loop's business too. A watchdog fails
- * the attempt when nothing, not even a `ping`, arrives for `streamReadTimeoutMs`.
+ * off, stops on 401/403 and opens a new attempt resuming with `Last-Event-ID`; what the frames
+ * mean is the loop's business too (`received`). A watchdog fails the attempt when nothing, not
+ * even a `ping`, arrives for `streamReadTimeoutMs`.
  */
 import { EventSource } from 'eventsource';
 import { answerError } from '../core/http.js';

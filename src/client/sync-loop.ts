@@ -14,17 +14,17 @@
  *
  * `enter()` is the one place the state changes: leaving `polling` stops its timer; entering
  * `failed` or `closed` stops everything (`closed` aborts requests too), and nothing leaves them
- * but `failed` for `closed`. Each transition is a function named as in the diagram. Apart from
- * the state: what the client knows, and the reload of a client out of step (the stream goes on).
+ * but `failed` for `closed`. Each transition is a function named as in the diagram.
  */
 import { Backoff } from '../core/backoff.js';
+import { startExchange } from '../core/deadline-exchange.js';
 import { later, type Timer } from '../core/timers.js';
 import type { SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
 import { FlagwireError } from '../errors.js';
 import type { FlagStore } from './flag-store.js';
 import type { ResolvedClientOptions } from './options.js';
 import { parseFlagUpdate, parseSnapshot } from './parse.js';
-import { waitReady } from './ready-wait.js';
+import { readyError } from './ready-error.js';
 import { requestSnapshot } from './snapshot-request.js';
 import { openStream } from './stream-attempt.js';
 import type { ClientStatus, ConnectionState, FlagChange, FlagwireClient } from './types.js';
@@ -36,9 +36,8 @@ export function syncLoop(
   emit: (event: string, ...args: unknown[]) => void,
   emitChanges: (changes: FlagChange[]) => void,
 ): Pick<FlagwireClient, 'start' | 'ready' | 'status' | 'close'> {
-  // Timers keep the process alive (`holdProcess`). A started client has one pending until it halts
-  // (the load's deadline, the stream's watchdog, the next retry, reload or poll): it holds the
-  // process in every state alike, whatever the network does.
+  // Timers hold the process (`holdProcess`): a started client has one pending until it halts (the
+  // load's deadline, the watchdog, a retry, reload or poll), in every state, whatever the network.
   const hold = o.holdProcess !== false;
   const controller = new AbortController();
   const backoff = new Backoff(o);
@@ -58,16 +57,15 @@ export function syncLoop(
   let retryTimer: Timer | undefined;
   let pollTimer: Timer | undefined;
 
-  // What the client knows besides its flags: loaded (or offline), the last word from the server,
-  // the last error, the ETag of the last snapshot applied, and whether the stream sent something
-  // it could not place (another epoch, bad data: only a full snapshot brings it back in step).
+  // Apart from the state, what the client knows: loaded (or offline), the last word from the server,
+  // the last error, the last snapshot's ETag, `resync` (the stream sent what it could not place).
   let ready = !!o.offline;
   let lastContactAt: number | undefined;
   let lastError: FlagwireError | undefined;
   let etag: string | null | undefined;
   let resync = false;
 
-  // The reload: in flight (`again`: asked for again meanwhile), or waiting out its backoff.
+  // The reload while out of step (the stream goes on): in flight (`again`: asked again), or backing off.
   let reloading: 'loading' | 'again' | undefined;
   let reloadTimer: Timer | undefined;
 
@@ -76,11 +74,9 @@ export function syncLoop(
   const status = (): ClientStatus => {
     // Never in contact: `Date.now() + Infinity`.
     const dataAgeMs = Math.max(0, Date.now() - (lastContactAt ?? -Infinity));
+    const stale = ['connected', 'polling', 'reconnecting'].includes(state) && dataAgeMs > o.staleAfterMs;
     return {
-      state:
-        ['connected', 'polling', 'reconnecting'].includes(state) && dataAgeMs > o.staleAfterMs
-          ? 'stale'
-          : state,
+      state: stale ? 'stale' : state,
       ready,
       lastContactAt,
       dataAgeMs,
@@ -255,10 +251,7 @@ export function syncLoop(
     );
   };
 
-  /**
-   * Reloads the snapshot while out of step: asked for during one, right after it if still needed;
-   * after one that did not bring the client back in step, with its own backoff.
-   */
+  /** Reloads while out of step: asked during a reload, right after it; still out of step, with backoff. */
   const reload = () => {
     if (reloadTimer || halted()) return;
     if (reloading) {
@@ -288,10 +281,17 @@ export function syncLoop(
 
   return {
     start,
-    ready({ signal, timeoutMs } = {}) {
+    ready({ signal, timeoutMs = 2 ** 31 - 1 } = {}) {
       if (ready || halted()) return loading;
       start();
-      return waitReady(loading, signal, timeoutMs, () => lastError);
+      // The deadline and abort reject with nothing. Pending, it holds the process: its caller waits.
+      const wait = startExchange(timeoutMs, signal, true);
+      return wait
+        .race(loading)
+        .catch((error?: FlagwireError) => {
+          throw error ?? readyError(signal, timeoutMs, lastError);
+        })
+        .finally(wait.end);
     },
     status,
     close,
