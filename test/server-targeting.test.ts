@@ -159,7 +159,9 @@ describe('flags with targeting', () => {
       {
         key: 'v15',
         type: 'boolean',
-        rules: [{ clauses: [{ attribute: 'e', op: 'matches', values: ['a(?=b)'] }], serve: { variant: 'on' } }],
+        rules: [
+          { clauses: [{ attribute: 'e', op: 'matches', values: ['a(?=b)'] }], serve: { variant: 'on' } },
+        ],
       },
       'rules[0].clauses[0].values[0]: at 1: lookahead (?= is not supported (RE2 syntax)',
     ],

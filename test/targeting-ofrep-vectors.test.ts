@@ -6,35 +6,11 @@
  * prerequisite, a cycle) exist only to test the SDK's `ERROR`: their cases are left out here,
  * and the test checks that nothing else is.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FlagSource } from '../src/core/targeting/compile.js';
-import type { Segment } from '../src/core/targeting/types.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
 
-interface VectorCase {
-  flag: string;
-  user: unknown;
-  why: string;
-  value: unknown;
-  variant?: string;
-  reason: string;
-  anyRule?: boolean;
-  ruleIndex?: number;
-  prerequisiteKey?: string;
-}
-
-interface VectorFile {
-  flags: Record<string, FlagSource>;
-  segments: Record<string, Segment>;
-  cases: VectorCase[];
-}
-
-const DIR = new URL('./vectors/targeting/', import.meta.url);
-const files = readdirSync(DIR)
-  .filter((name) => name.endsWith('.json'))
-  .sort()
-  .map((name) => [name, JSON.parse(readFileSync(new URL(name, DIR), 'utf8')) as VectorFile] as const);
+const files = VECTOR_FILES;
 
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));

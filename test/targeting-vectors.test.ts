@@ -5,48 +5,19 @@
  * `ruleId`, `prerequisiteKey`, `bucket` where they apply) the user must get; `ERROR` cases give
  * the case's `default`. Split expectations were computed by an independent murmur3.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   type CompiledFlag,
   type CompiledSegment,
   compileFlag,
   compileSegment,
-  type FlagSource,
 } from '../src/core/targeting/compile.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../src/core/targeting/evaluate.js';
 import { compileMatches } from '../src/core/targeting/patterns.js';
-import type { Segment } from '../src/core/targeting/types.js';
-import type { User } from '../src/core/types.js';
+import { CLAUSE_OPERATORS } from '../src/core/targeting/types.js';
+import { VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
 
-interface VectorCase {
-  flag: string;
-  user: User;
-  why: string;
-  value: unknown;
-  variant?: string;
-  reason: string;
-  default?: unknown;
-  ruleIndex?: number;
-  ruleId?: string;
-  prerequisiteKey?: string;
-  bucket?: number;
-  /** A rule matched, whichever (cases translated from Unleash, which does not say). */
-  anyRule?: boolean;
-}
-
-interface VectorFile {
-  description: string;
-  flags: Record<string, FlagSource>;
-  segments: Record<string, Segment>;
-  cases: VectorCase[];
-}
-
-const DIR = new URL('./vectors/targeting/', import.meta.url);
-const files = readdirSync(DIR)
-  .filter((name) => name.endsWith('.json'))
-  .sort()
-  .map((name) => [name, JSON.parse(readFileSync(new URL(name, DIR), 'utf8')) as VectorFile] as const);
+const files = VECTOR_FILES;
 
 /** What the core evaluator answers for a case: value, variant and the outcome's details. */
 function evaluateCase(file: VectorFile, c: VectorCase): Record<string, unknown> {
@@ -81,29 +52,7 @@ describe('targeting vectors, core evaluator', () => {
     for (const [, file] of files)
       for (const flag of Object.values(file.flags))
         for (const rule of flag.rules ?? []) for (const clause of rule.clauses) ops.add(clause.op);
-    for (const op of [
-      'in',
-      'startsWith',
-      'endsWith',
-      'contains',
-      'lessThan',
-      'lessThanOrEqual',
-      'greaterThan',
-      'greaterThanOrEqual',
-      'numberEquals',
-      'before',
-      'after',
-      'semVerEqual',
-      'semVerLessThan',
-      'semVerLessThanOrEqual',
-      'semVerGreaterThan',
-      'semVerGreaterThanOrEqual',
-      'inCidr',
-      'matches',
-      'exists',
-      'inSegment',
-    ])
-      expect(ops, op).toContain(op);
+    for (const op of CLAUSE_OPERATORS) expect(ops, op).toContain(op);
   });
 
   for (const [name, file] of files) {

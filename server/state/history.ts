@@ -3,22 +3,12 @@
  * derived from the change itself when its op is applied, so it is as durable as the change
  * and replaying the journal rebuilds it.
  */
+import { TARGETING_FIELDS } from '../../src/core/targeting/types.js';
 import type { Actor, Environment, HistoryEntry, StoredFlag, StoredSegment } from './model.js';
+import { sameJson } from './targeting.js';
 
 /** The fields a change can touch, in the order the history lists them. */
-const FIELDS = [
-  'type',
-  'enabled',
-  'percentage',
-  'description',
-  'variants',
-  'offVariant',
-  'fallthrough',
-  'targets',
-  'rules',
-  'prerequisites',
-  'salt',
-] as const;
+const FIELDS = ['type', 'enabled', 'percentage', 'description', ...TARGETING_FIELDS] as const;
 
 const SEGMENT_FIELDS = ['description', 'included', 'excluded', 'rules'] as const;
 
@@ -26,13 +16,9 @@ function fieldsOf(flag: StoredFlag): Record<string, unknown> {
   const out: Record<string, unknown> = { type: flag.type, enabled: flag.enabled };
   if (flag.type === 'rollout') out.percentage = flag.percentage ?? 0;
   out.description = flag.description;
-  for (const field of FIELDS.slice(4)) if (flag[field] !== undefined) out[field] = flag[field];
+  for (const field of TARGETING_FIELDS) if (flag[field] !== undefined) out[field] = flag[field];
   return out;
 }
-
-/** Equal as JSON (targeting fields are JSON values; the others, scalars). */
-const same = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
 function changesOf(
   fields: readonly string[],
@@ -46,7 +32,7 @@ function changesOf(
     if (!inFrom && !inTo) continue;
     const a = inFrom ? from[field] : null;
     const b = inTo ? to[field] : null;
-    if (from && to && same(a, b)) continue;
+    if (from && to && sameJson(a, b)) continue;
     if ((!from || !to) && a === null && b === null) continue; // no description to speak of
     changes.push({ field, from: a, to: b });
   }

@@ -1,5 +1,12 @@
 /** The reference server's in-memory model: what the store persists and the handlers read. */
-import type { Clause, JsonValue, Prerequisite, Rule, Serve, Target } from '../../src/core/targeting/types.js';
+import type {
+  JsonValue,
+  Prerequisite,
+  Rule,
+  Segment,
+  Serve,
+  Target,
+} from '../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
 
 /**
@@ -77,13 +84,9 @@ export interface StoredFlag {
   updatedAt: string;
 }
 
-/** A segment as stored (`docs/protocol.md` §12.3). */
-export interface StoredSegment {
-  key: string;
+/** A segment as stored (`docs/protocol.md` §12.3): its wire form, with bookkeeping. */
+export interface StoredSegment extends Omit<Segment, 'description' | 'version'> {
   description: string | null;
-  included: string[];
-  excluded: string[];
-  rules: Array<{ clauses: Clause[] }>;
   /** Environment revision of the segment's last change. */
   version: number;
   createdAt: string;

@@ -24,7 +24,7 @@ import type {
 } from './model.js';
 import type { Op } from './ops.js';
 import { toFlag } from './representation.js';
-import { applyTargeting, dependentsOf, sameJson } from './targeting.js';
+import { applyTargeting, CHANGEABLE_FIELDS, dependentsOf, sameJson } from './targeting.js';
 
 /** What a write decides against the current state: the ops to commit and the answer. */
 export interface Plan<T> {
@@ -198,7 +198,8 @@ export class FlagService {
       if (patch.percentage !== undefined && before.type === 'rollout') after.percentage = patch.percentage;
       if (patch.description !== undefined) after.description = patch.description;
       applyTargeting(env, after, patch, this.#patterns);
-      if (TRACKED.every((field) => sameJson(after[field], before[field]))) {
+      // Unchanged, the patch commits nothing.
+      if (CHANGEABLE_FIELDS.every((field) => sameJson(after[field], before[field]))) {
         // A change that changes nothing commits nothing and emits nothing.
         return { ops: [], result: before };
       }
@@ -256,18 +257,5 @@ export class FlagService {
     return { ops: [op, ...(this.#planner?.(flagCommitOf(env, op, before)) ?? [])] };
   }
 }
-
-/** The fields of a flag a patch may change: unchanged, the patch commits nothing. */
-const TRACKED = [
-  'enabled',
-  'percentage',
-  'description',
-  'offVariant',
-  'fallthrough',
-  'targets',
-  'rules',
-  'prerequisites',
-  'salt',
-] as const;
 
 const byKey = (a: StoredFlag, b: StoredFlag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -3,6 +3,8 @@
  * against the environment as the write finds it (other flags for prerequisites, segments for
  * `inSegment`), and what uses what, for the 409s of deleting a flag or segment in use.
  */
+
+import { TARGETING_FIELDS } from '../../src/core/targeting/types.js';
 import {
   type PatternCheck,
   TargetingInvalid,
@@ -94,6 +96,14 @@ export function segmentUsers(env: Environment, key: string): string[] {
       out.push(flag.key);
   return out.sort();
 }
+
+/** The fields of a flag a change may touch (its type and variants never change). */
+export const CHANGEABLE_FIELDS = [
+  'enabled',
+  'percentage',
+  'description',
+  ...TARGETING_FIELDS.slice(1),
+] as const;
 
 /** The same value, as JSON: whether a patch changed a targeting field. */
 export const sameJson = (a: unknown, b: unknown): boolean =>

@@ -12,21 +12,10 @@ import type {
   WebhookEventType,
 } from '../state/model.js';
 import { toFlag } from '../state/representation.js';
+import { CHANGEABLE_FIELDS, sameJson } from '../state/targeting.js';
 
 /** The fields whose old values a `flag.*` event's `previous` carries. */
-const TRACKED = [
-  'enabled',
-  'percentage',
-  'description',
-  'offVariant',
-  'fallthrough',
-  'targets',
-  'rules',
-  'prerequisites',
-  'salt',
-] as const;
-
-const same = (a: unknown, b: unknown): boolean => a === b || JSON.stringify(a) === JSON.stringify(b);
+const TRACKED = CHANGEABLE_FIELDS;
 
 /**
  * The event of a change: `flag.enabled` / `flag.disabled` when `enabled` flips (other fields
@@ -54,7 +43,7 @@ export function eventOf(change: FlagCommit): { type: WebhookEventType; data: Eve
   if (!after) return { type: 'flag.updated', data: { action: 'deleted', flag: toFlag(before) } };
   const previous: Record<string, unknown> = {};
   for (const field of TRACKED) {
-    if (!same(before[field], after[field])) previous[field] = before[field] ?? null;
+    if (!sameJson(before[field], after[field])) previous[field] = before[field] ?? null;
   }
   const type: WebhookEventType =
     before.enabled !== after.enabled ? (after.enabled ? 'flag.enabled' : 'flag.disabled') : 'flag.updated';

@@ -10,6 +10,7 @@ import {
   WEBHOOK_EVENT_KINDS,
   WEBHOOK_URL_MAX_LENGTH,
 } from './limits.js';
+import { TARGETING_FIELDS } from './targeting/types.js';
 import { TargetingInvalid, validateVariants } from './targeting/validate.js';
 import type {
   AnyFlagType,
@@ -92,15 +93,6 @@ const bodyNotObject = (body: unknown) =>
   fail('body', `request body must be a JSON object, got ${describe(body)}`);
 
 /** Targeting fields (`docs/protocol.md` §12): checked here for their shape where it needs no environment; the server checks the rest (`validateFlagTargeting`) against the environment. */
-const TARGETING_FIELDS = [
-  'variants',
-  'offVariant',
-  'fallthrough',
-  'targets',
-  'rules',
-  'prerequisites',
-  'salt',
-] as const;
 
 const CREATE_FLAG_FIELDS = [
   'key',

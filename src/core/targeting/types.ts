@@ -48,6 +48,41 @@ export type ClauseOperator =
   | 'exists'
   | 'inSegment';
 
+/** Every operator, in the contract's order. */
+export const CLAUSE_OPERATORS: readonly ClauseOperator[] = [
+  'in',
+  'startsWith',
+  'endsWith',
+  'contains',
+  'matches',
+  'lessThan',
+  'lessThanOrEqual',
+  'greaterThan',
+  'greaterThanOrEqual',
+  'numberEquals',
+  'before',
+  'after',
+  'semVerEqual',
+  'semVerLessThan',
+  'semVerLessThanOrEqual',
+  'semVerGreaterThan',
+  'semVerGreaterThanOrEqual',
+  'inCidr',
+  'exists',
+  'inSegment',
+];
+
+/** The targeting fields of a flag, in the order the representation and the history list them. */
+export const TARGETING_FIELDS = [
+  'variants',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
+
 /** One condition on a user: `attribute` `op` any of `values`, maybe negated as a whole. */
 export interface Clause {
   /** A top-level attribute, `key`, `$now`, or a JSON pointer `/a/b`; absent for `inSegment`. */

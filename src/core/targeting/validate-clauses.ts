@@ -1,6 +1,6 @@
 /** Validation of clauses (`docs/protocol.md` §12.2): operators, attributes and each operator's values. */
 import { attributePath } from './attributes.js';
-import type { Clause } from './types.js';
+import { CLAUSE_OPERATORS, type Clause } from './types.js';
 import {
   check,
   fields,
@@ -13,28 +13,7 @@ import {
 } from './validate-shape.js';
 import { parseRange, parseVersion, toTime, type Version } from './values.js';
 
-const OPERATORS = new Set([
-  'in',
-  'startsWith',
-  'endsWith',
-  'contains',
-  'matches',
-  'lessThan',
-  'lessThanOrEqual',
-  'greaterThan',
-  'greaterThanOrEqual',
-  'numberEquals',
-  'before',
-  'after',
-  'semVerEqual',
-  'semVerLessThan',
-  'semVerLessThanOrEqual',
-  'semVerGreaterThan',
-  'semVerGreaterThanOrEqual',
-  'inCidr',
-  'exists',
-  'inSegment',
-]);
+const OPERATORS: ReadonlySet<string> = new Set(CLAUSE_OPERATORS);
 
 export function attribute(value: unknown, path: string): string {
   check(
