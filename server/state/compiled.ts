@@ -19,7 +19,7 @@ const contexts = new WeakMap<Environment, TargetingContext>();
 let patterns: PatternCompiler | undefined;
 
 /** Sets the compiler of `matches` patterns (the SDK's linear-time matcher). */
-export function usePatterns(compiler: PatternCompiler): void {
+export function setPatternCompiler(compiler: PatternCompiler): void {
   patterns = compiler;
 }
 
