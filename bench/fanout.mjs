@@ -1,296 +1,239 @@
 /**
- * Benchmark 2: stream fan-out.
+ * Benchmark: fan-out, the time a change takes to reach every open event stream, measured once
+ * for every size the README reports:
  *
- * 1,000 open event streams (`GET /sdk/events`, read-only key), held by raw `node:http`
- * readers in a child process separate from the server's. Then ~20 PATCHes, one at a
- * time: the time from the PATCH's 200 (and, for context, from sending it) to the moment
- * the last stream has received the `flags:updated` frame; median and p99.
+ * - 1,000 and 5,000 streams (`FLAGWIRE_BENCH_FANOUT_STREAMS`) on the reference server with a
+ *   durable `dataDir` (the journal), against the bare `node:http` SSE server of
+ *   `lib/server-child.mjs` (no auth, no store: one frame written to every stream per PATCH);
+ * - 3,000 streams (`FLAGWIRE_BENCH_FANOUT_PG_STREAMS`, 0 skips it) spread evenly over three
+ *   instances on one Postgres database (docs/scaling.md; a throwaway cluster from the tests'
+ *   launcher), the PATCHes sent through instance 1, 2, 3, 1, ... in turn, against one journal
+ *   instance holding all 3,000.
  *
- * Memory per idle stream: the server process's `process.memoryUsage()` after
- * `global.gc()` with 0 streams (after a warm-up that opened and closed a few) and with
- * the 1,000 streams open, divided by 1,000.
- *
- * Baseline: the same measurements against a bare `node:http` SSE server
- * (`lib/bare-sse-child.mjs`), alternating bare / ours with fresh processes each run; the
- * table shows ours/bare ratios next to the absolute targets.
+ * Every server runs in its own process, and each side's streams in another (`lib/sse-readers.mjs`,
+ * raw `node:net`), which also sends the PATCHes, so that every time is on one clock. Both sides
+ * of a size have their streams open at the same time; the writes alternate between them in
+ * `FLAGWIRE_BENCH_FANOUT_ROUNDS` (2) rounds, `FLAGWIRE_BENCH_FANOUT_SECONDS` (10) per side in all,
+ * one PATCH toggling a flag every 100 ms. Per PATCH: the time from its 200 (and from sending it)
+ * until the last stream has its `flags:updated` frame; median and p99. Per side: the servers' RSS
+ * and heap per stream (after `global.gc()`, before and after opening the streams, after a warm-up
+ * that opened and closed a few), their CPU per PATCH, errors and dropped streams. The servers send
+ * no pings meanwhile (the bare one has none).
  */
-import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { startCluster, startInstances } from './lib/postgres.mjs';
 import {
-  api,
-  BENCH_DIR,
+  benchConfig,
+  cpuMs,
   fmt,
+  knob,
+  listKnob,
   median,
-  percentile,
-  rpc,
-  sleep,
-  spawnNode,
-  startBareSseChild,
-  startServerChild,
+  startChild,
+  startServer,
+  stats,
   table,
+  tempDir,
   verdict,
 } from './lib/util.mjs';
 
 export const name = 'fanout';
 
-const TARGET_MEDIAN_MS = 50;
-const TARGET_BYTES_PER_STREAM = 20 * 1024;
-
-function settings() {
-  return {
-    streams: Number(process.env.FLAGWIRE_BENCH_STREAMS ?? 1000),
-    patches: Number(process.env.FLAGWIRE_BENCH_PATCHES ?? 20),
-    rounds: Number(process.env.FLAGWIRE_BENCH_FANOUT_ROUNDS ?? 2),
-    warmupPatches: 3,
-    gapMs: 50,
-  };
-}
-
-async function startReaders() {
-  const { child, exited } = spawnNode(join(BENCH_DIR, 'lib', 'stream-readers.mjs'));
-  const call = rpc(child, 'stream readers');
-  return {
-    call,
-    async close() {
-      if (child.exitCode !== null) return;
-      await call('close').catch(() => {});
-      await exited;
-    },
-  };
-}
-
-async function waitForStreamCount(server, count, timeoutMs = 10_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const mem = await server.memory();
-    if (mem.streamCount === count) return mem;
-    if (Date.now() > until) throw new Error(`server has ${mem.streamCount} streams open, expected ${count}`);
-    await sleep(100);
-  }
-}
-
 const FLAG = 'fanout.target';
-const OTHER_FLAGS = 20;
+const OTHERS = 20;
+const GAP_MS = 100;
+const sum = (values) => values.reduce((a, b) => a + b, 0);
 
-/** What the bare server sends on connect: the same shape and about the same size as ours. */
-function bareFirstFrame() {
-  const flags = { [FLAG]: { key: FLAG, type: 'rollout', enabled: false, percentage: 50, version: 1 } };
-  for (let i = 0; i < OTHER_FLAGS; i++) {
-    const key = `fanout.other-${i}`;
-    flags[key] = { key, type: 'boolean', enabled: false, version: i + 2 };
-  }
-  const id = `bare:${OTHER_FLAGS + 1}`;
-  const data = JSON.stringify({ revision: OTHER_FLAGS + 1, epoch: 'bare', eventId: id, flags });
-  return `retry: 1000\n\nid: ${id}\nevent: flags:sync\ndata: ${data}\n\n`;
-}
-
-/** One complete measurement against a fresh server process of `kind` ('bare' or 'ours'). */
-async function measure(kind, s) {
-  const server =
-    kind === 'ours'
-      ? // Long ping interval: no ping frames during the measurement.
-        await startServerChild({ memory: true, pingIntervalMs: 600_000 }, 'fanout')
-      : await startBareSseChild({ firstFrame: bareFirstFrame(), flag: FLAG });
-  let readers;
-  try {
-    const fullKey = server.fullKey ?? 'none';
-    const readKey = server.readKey ?? 'none';
-    if (kind === 'ours') {
-      const base = `${server.url}/api/v1`;
-      await api(base, 'POST', '/flags', fullKey, { key: FLAG, type: 'rollout', percentage: 50 });
-      for (let i = 0; i < OTHER_FLAGS; i++)
-        await api(base, 'POST', '/flags', fullKey, { key: `fanout.other-${i}`, type: 'boolean' });
-    }
-
-    // Warm-up: a few streams and PATCHes, so lazily created code and buffers are not
-    // counted as per-stream memory; then all closed again.
-    const warm = await startReaders();
-    await warm.call('open', { url: server.url, key: readKey, count: 20 });
-    await warm.call('patches', {
-      url: server.url,
-      key: fullKey,
-      flag: FLAG,
-      count: s.warmupPatches,
-      gapMs: 10,
-    });
-    await warm.close();
-    const before = await waitForStreamCount(server, 0);
-
-    readers = await startReaders();
-    const opened = await readers.call('open', { url: server.url, key: readKey, count: s.streams }, 120_000);
-    const after = await waitForStreamCount(server, s.streams);
-    const perStream = {
-      rssBytes: (after.rss - before.rss) / s.streams,
-      heapTotalBytes: (after.heapTotal - before.heapTotal) / s.streams,
-      heapUsedBytes: (after.heapUsed - before.heapUsed) / s.streams,
-      externalBytes: (after.external - before.external) / s.streams,
-    };
-
-    await readers.call('patches', {
-      url: server.url,
-      key: fullKey,
-      flag: FLAG,
-      count: s.warmupPatches,
-      gapMs: s.gapMs,
-    });
-    const cpu0 = await server.cpu();
-    const samples = await readers.call(
-      'patches',
-      { url: server.url, key: fullKey, flag: FLAG, count: s.patches, gapMs: s.gapMs },
-      120_000,
+/** Opens `streams` readers over a side's servers, with the servers' memory before (after a warm-up) and after. */
+async function openSide(side, streams, log) {
+  // Warm-up, so that code and buffers made once are not counted as per-stream memory.
+  const warm = startChild('lib/sse-readers.mjs', `${side.id} warm-up readers`);
+  for (const server of side.servers)
+    await warm.call('open', { url: server.url, key: side.readKey, count: 20 });
+  await warm.call('measure', { writes: side.writes, flag: FLAG, count: 3, gapMs: 30 });
+  await warm.close();
+  await Promise.all(side.servers.map((s) => s.streams(0)));
+  const before = await Promise.all(side.servers.map((s) => s.memory()));
+  side.readers = startChild('lib/sse-readers.mjs', `${side.id} readers`);
+  const n = side.servers.length;
+  const parts = side.servers.map((_, i) => Math.floor(streams / n) + (i < streams % n ? 1 : 0));
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++)
+    await side.readers.call(
+      'open',
+      { url: side.servers[i].url, key: side.readKey, count: parts[i] },
+      180_000,
     );
-    const cpu1 = await server.cpu();
-    const cpuMsPerPatch = (cpu1.user - cpu0.user + cpu1.system - cpu0.system) / 1000 / s.patches;
-    const m = {
-      kind,
-      openMs: opened.ms,
-      perStream,
-      memoryBefore: pick(before),
-      memoryAfter: pick(after),
-      serverCpuMsPerPatch: cpuMsPerPatch,
-      samples,
-      lastAfterResponseMedianMs: median(samples.map((x) => x.fromResponseMs)),
-      lastAfterSendMedianMs: median(samples.map((x) => x.fromSendMs)),
-    };
-    return m;
-  } finally {
-    await readers?.close();
-    await server.close();
-  }
-}
-
-export async function run({ log = console.log } = {}) {
-  const s = settings();
+  await Promise.all(side.servers.map((s, i) => s.streams(parts[i])));
+  side.openMs = performance.now() - t0;
+  const after = await Promise.all(side.servers.map((s) => s.memory()));
+  const perStream = (k) => (sum(after.map((m) => m[k])) - sum(before.map((m) => m[k]))) / streams;
+  side.perStream = { rssBytes: perStream('rss'), heapUsedBytes: perStream('heapUsed') };
+  side.rounds = [];
   log(
-    `  ${s.streams} streams, ${s.patches} PATCHes per run, ${s.rounds} rounds alternating bare / ours, ` +
-      'each run with a fresh server process and a fresh reader process',
+    `  ${side.label}: ${fmt.int(streams)} streams (${parts.join(' + ')}) open in ${fmt.ms(side.openMs, 0)}`,
   );
-  const runs = { bare: [], ours: [] };
-  for (let round = 1; round <= s.rounds; round++) {
-    for (const kind of ['bare', 'ours']) {
-      const m = await measure(kind, s);
-      runs[kind].push(m);
-      log(
-        `  round ${round}/${s.rounds} ${kind.padEnd(4)}: last stream ${fmt.ms(m.lastAfterResponseMedianMs)} after the 200, ` +
-          `${fmt.ms(m.lastAfterSendMedianMs)} after sending (medians); server CPU ${m.serverCpuMsPerPatch.toFixed(1)} ms/PATCH; ` +
-          `per stream rss ${fmt.kb(m.perStream.rssBytes)}, heapUsed ${fmt.kb(m.perStream.heapUsedBytes)}`,
-      );
-    }
-  }
-
-  const summarize = (list) => {
-    const all = list.flatMap((m) => m.samples);
-    const stats = (k) => {
-      const v = all.map((x) => x[k]);
-      return { median: median(v), p99: percentile(v, 99), max: Math.max(...v) };
-    };
-    return {
-      lastStreamAfterResponseMs: stats('fromResponseMs'),
-      lastStreamAfterSendMs: stats('fromSendMs'),
-      firstStreamAfterSendMs: stats('firstFromSendMs'),
-      patchRoundTripMs: stats('toResponseMs'),
-      serverCpuMsPerPatch: median(list.map((m) => m.serverCpuMsPerPatch)),
-      perStream: {
-        rssBytes: median(list.map((m) => m.perStream.rssBytes)),
-        heapTotalBytes: median(list.map((m) => m.perStream.heapTotalBytes)),
-        heapUsedBytes: median(list.map((m) => m.perStream.heapUsedBytes)),
-        externalBytes: median(list.map((m) => m.perStream.externalBytes)),
-      },
-    };
-  };
-  const bare = summarize(runs.bare);
-  const ours = summarize(runs.ours);
-  const ratio = (a, b) => a / b;
-  const result = {
-    settings: s,
-    ours,
-    bare,
-    ratios: {
-      lastStreamAfterSendMedian: ratio(ours.lastStreamAfterSendMs.median, bare.lastStreamAfterSendMs.median),
-      serverCpuPerPatch: ratio(ours.serverCpuMsPerPatch, bare.serverCpuMsPerPatch),
-      rssPerStream: ratio(ours.perStream.rssBytes, bare.perStream.rssBytes),
-      heapUsedPerStream: ratio(ours.perStream.heapUsedBytes, bare.perStream.heapUsedBytes),
-    },
-    runs,
-    targets: {
-      medianBelowMs: TARGET_MEDIAN_MS,
-      latencyMet: ours.lastStreamAfterResponseMs.median < TARGET_MEDIAN_MS,
-      bytesPerStreamBelow: TARGET_BYTES_PER_STREAM,
-      memoryMet: ours.perStream.rssBytes < TARGET_BYTES_PER_STREAM,
-    },
-  };
-  const x = (r) => (Number.isFinite(r) ? `${r.toFixed(2)}x` : '-');
-  const row = (what, o, b, unit, target = '(info)', met) => ({
-    what,
-    ours: unit(o),
-    bare: unit(b),
-    ratio: x(o / b),
-    target,
-    verdict: met === undefined ? '' : verdict(met),
-  });
-  const rows = [
-    row(
-      `last of ${s.streams} streams after PATCH 200, median`,
-      ours.lastStreamAfterResponseMs.median,
-      bare.lastStreamAfterResponseMs.median,
-      fmt.ms,
-      `< ${TARGET_MEDIAN_MS} ms`,
-      result.targets.latencyMet,
-    ),
-    row(`  ... p99`, ours.lastStreamAfterResponseMs.p99, bare.lastStreamAfterResponseMs.p99, fmt.ms),
-    row(
-      `last of ${s.streams} streams after PATCH sent, median`,
-      ours.lastStreamAfterSendMs.median,
-      bare.lastStreamAfterSendMs.median,
-      fmt.ms,
-    ),
-    row(`  ... p99`, ours.lastStreamAfterSendMs.p99, bare.lastStreamAfterSendMs.p99, fmt.ms),
-    row(
-      'first stream after PATCH sent, median',
-      ours.firstStreamAfterSendMs.median,
-      bare.firstStreamAfterSendMs.median,
-      fmt.ms,
-    ),
-    row('PATCH round trip, median', ours.patchRoundTripMs.median, bare.patchRoundTripMs.median, fmt.ms),
-    row('server CPU per PATCH (fan-out incl.)', ours.serverCpuMsPerPatch, bare.serverCpuMsPerPatch, fmt.ms),
-    row(
-      'server RSS per idle stream',
-      ours.perStream.rssBytes,
-      bare.perStream.rssBytes,
-      fmt.kb,
-      `< ${fmt.kb(TARGET_BYTES_PER_STREAM)}`,
-      result.targets.memoryMet,
-    ),
-    row(
-      'server heapUsed per idle stream',
-      ours.perStream.heapUsedBytes,
-      bare.perStream.heapUsedBytes,
-      fmt.kb,
-    ),
-    row(
-      'server heapTotal per idle stream',
-      ours.perStream.heapTotalBytes,
-      bare.perStream.heapTotalBytes,
-      fmt.kb,
-    ),
-  ];
-  const text = table(rows, [
-    { key: 'what', title: 'fanout', align: 'left' },
-    { key: 'ours', title: 'ours' },
-    { key: 'bare', title: 'bare node:http' },
-    { key: 'ratio', title: 'ours/bare' },
-    { key: 'target', title: 'target' },
-    { key: 'verdict', title: '' },
-  ]);
-  return { result, text };
 }
 
-function pick(m) {
+async function measureRound(side, durationMs, log) {
+  const cpu0 = await Promise.all(side.servers.map((s) => s.cpu()));
+  const m = await side.readers.call(
+    'measure',
+    { writes: side.writes, flag: FLAG, durationMs, gapMs: GAP_MS },
+    durationMs + 60_000,
+  );
+  const cpu1 = await Promise.all(side.servers.map((s) => s.cpu()));
+  side.rounds.push({ ...m, serverCpuMs: sum(cpu0.map((c, i) => cpuMs(c, cpu1[i]))) });
+  log(
+    `  ${side.label}: ${m.samples.length} PATCHes, last stream ${fmt.ms(median(m.samples.map((x) => x.fromResponseMs)))} ` +
+      `after the 200 (median), ${m.errors} errors, ${m.drops} drops, ${m.incomplete} incomplete`,
+  );
+}
+
+function summary(side) {
+  const samples = side.rounds.flatMap((r) => r.samples);
+  const total = (k) => sum(side.rounds.map((r) => r[k]));
+  const patches = samples.length + total('incomplete');
+  const of = (k) => stats(samples.map((x) => x[k]));
   return {
-    rss: m.rss,
-    heapTotal: m.heapTotal,
-    heapUsed: m.heapUsed,
-    external: m.external,
-    arrayBuffers: m.arrayBuffers,
-    streamCount: m.streamCount,
+    openMs: side.openMs,
+    patches,
+    lastAfterResponseMs: of('fromResponseMs'),
+    lastAfterSendMs: of('fromSendMs'),
+    firstAfterSendMs: of('firstFromSendMs'),
+    patchRoundTripMs: of('toResponseMs'),
+    serverCpuMsPerPatch: total('serverCpuMs') / patches,
+    readerCpuMsPerPatch: total('readerCpuMs') / patches,
+    perStream: side.perStream,
+    errors: total('errors'),
+    drops: total('drops'),
+    missed: total('incomplete') + total('probeFailures'),
   };
+}
+
+/** Both sides of one size: streams opened, then the rounds of writes alternating between them. */
+async function fanoutCase(streams, base, ours, s, log) {
+  for (const side of [base, ours]) await openSide(side, streams, log);
+  for (let round = 0; round < s.rounds; round++)
+    for (const side of round % 2 ? [ours, base] : [base, ours])
+      await measureRound(side, (s.seconds * 1000) / s.rounds, log);
+  for (const side of [base, ours]) {
+    await side.readers.close();
+    await Promise.all(side.servers.map((server) => server.close()));
+  }
+  const [b, o] = [summary(base), summary(ours)];
+  return { streams, base: base.label, ours: ours.label, [base.id]: b, [ours.id]: o, b, o };
+}
+
+function render({ streams, base, ours, b, o }, targets) {
+  const both = (get, unit) => [unit(get(o)), unit(get(b)), fmt.x(get(o) / get(b))];
+  const pair = (get, unit) => {
+    const [om, bm, rm] = both((m) => get(m).median, unit);
+    const [op, bp, rp] = both((m) => get(m).p99, unit);
+    return [`${om} / ${op}`, `${bm} / ${bp}`, `${rm} / ${rp}`];
+  };
+  const rows = [
+    [
+      '  last stream after the PATCH 200: median / p99',
+      ...pair((m) => m.lastAfterResponseMs, fmt.ms),
+      targets.response ?? '',
+    ],
+    [
+      '  last stream after sending the PATCH: median / p99',
+      ...pair((m) => m.lastAfterSendMs, fmt.ms),
+      targets.send ?? '',
+    ],
+    ['  first stream after sending, median', ...both((m) => m.firstAfterSendMs.median, fmt.ms)],
+    ['  PATCH round trip, median', ...both((m) => m.patchRoundTripMs.median, fmt.ms)],
+    ['  servers CPU per PATCH (fan-out incl.)', ...both((m) => m.serverCpuMsPerPatch, fmt.ms)],
+    ["  readers' CPU per PATCH", ...both((m) => m.readerCpuMsPerPatch, fmt.ms)],
+    ['  servers RSS per stream (after GC)', ...both((m) => m.perStream.rssBytes, fmt.kb), targets.rss ?? ''],
+    ['  servers heapUsed per stream (after GC)', ...both((m) => m.perStream.heapUsedBytes, fmt.kb)],
+    [
+      '  errors / drops / PATCHes some stream missed',
+      `${o.errors} / ${o.drops} / ${o.missed}`,
+      `${b.errors} / ${b.drops} / ${b.missed}`,
+    ],
+  ];
+  return table(
+    [
+      `fanout: ${fmt.int(streams)} streams, ${o.patches} / ${b.patches} PATCHes`,
+      ours,
+      base,
+      'ratio',
+      'target',
+    ],
+    rows,
+  );
+}
+
+export async function run({ log }) {
+  const s = {
+    sizes: listKnob('FLAGWIRE_BENCH_FANOUT_STREAMS', '1000,5000'),
+    pgStreams: knob('FLAGWIRE_BENCH_FANOUT_PG_STREAMS', 3000),
+    seconds: knob('FLAGWIRE_BENCH_FANOUT_SECONDS', 10),
+    rounds: knob('FLAGWIRE_BENCH_FANOUT_ROUNDS', 2),
+    gapMs: GAP_MS,
+  };
+  const flags = [FLAG, ...Array.from({ length: OTHERS }, (_, i) => `fanout.other-${i}`)].map((key) => ({
+    key,
+    type: 'boolean',
+  }));
+  const { keys, config } = benchConfig({ live: flags });
+  const options = { config, pingIntervalMs: 600_000 };
+  const side = (id, label, servers) => ({
+    id,
+    label,
+    servers,
+    readKey: keys.live.read,
+    writes: servers.map(({ url }) => ({ url, key: keys.live.full })),
+  });
+  const journal = async (label) =>
+    side('journal', label, [
+      await startServer({ ...options, dataDir: tempDir('fanout') }, 'fanout-journal', { track: true }),
+    ]);
+  const result = { settings: s, sizes: [] };
+  const texts = [];
+  for (const streams of s.sizes) {
+    const bare = await startServer({}, 'fanout-bare', { bare: { sse: { flag: FLAG, others: OTHERS } } });
+    const r = await fanoutCase(
+      streams,
+      side('bare', 'bare node:http', [bare]),
+      await journal('ours (journal)'),
+      s,
+      log,
+    );
+    const targets = streams === 1000 && {
+      response: `< 50 ms: ${verdict(r.o.lastAfterResponseMs.median < 50)}`,
+      rss: `< 20 KB: ${verdict(r.o.perStream.rssBytes < 20 * 1024)}`,
+    };
+    result.sizes.push({ ...r, b: undefined, o: undefined });
+    texts.push(render(r, targets || {}));
+  }
+  if (s.pgStreams > 0) {
+    const pg = await startCluster();
+    log(`  ${pg.version} on port ${pg.cluster.port}`);
+    const instances = await startInstances(
+      await pg.cluster.createDatabase('fanout'),
+      3,
+      'fanout-pg',
+      options,
+      true,
+    );
+    const ours = side('pg3', '3 instances, Postgres', instances);
+    const r = await fanoutCase(s.pgStreams, await journal('1 instance, journal'), ours, s, log);
+    const ratio = (k) => r.o.lastAfterSendMs[k] / r.b.lastAfterSendMs[k];
+    const met = {
+      p99: r.o.lastAfterSendMs.p99 < 50,
+      median: ratio('median') <= 2,
+      p99Ratio: ratio('p99') <= 2,
+    };
+    result.postgres = { version: pg.version, ...r, b: undefined, o: undefined, targets: met };
+    texts.push(
+      render(r, {
+        send: `p99 < 50 ms: ${verdict(met.p99)}; <= 2x: ${verdict(met.median)} / ${verdict(met.p99Ratio)}`,
+      }),
+    );
+  }
+  return { result, text: texts.join('\n\n') };
 }

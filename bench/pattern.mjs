@@ -9,25 +9,17 @@
  *    next run is predicted to pass 1 s (its time multiplies with every added character:
  *    exponential); the matcher up to 65,536 characters, in ns per input character (flat: linear).
  *
- * Run: `node bench/pattern.mjs` (esbuild bundles the TypeScript source to a temporary file: no
- * build). FLAGWIRE_BENCH_PATTERN_ROUNDS (5) rounds of about 50 ms per side.
+ * Run: `node bench/run.mjs pattern`, or `node bench/pattern.mjs` (esbuild bundles the TypeScript
+ * source to a temporary file: no build). FLAGWIRE_BENCH_PATTERN_rounds (5) rounds of about 50 ms per side.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { cleanUp, knob, median, REPO_DIR, table, tempDir } from './lib/util.mjs';
 
-const ROUNDS = Number(process.env.FLAGWIRE_BENCH_PATTERN_ROUNDS ?? 5);
-const dir = mkdtempSync(join(tmpdir(), 'flagwire-pattern-'));
-const outfile = join(dir, 'pattern.mjs');
-const entry = fileURLToPath(new URL('../src/core/pattern/index.ts', import.meta.url));
-await build({ entryPoints: [entry], bundle: true, format: 'esm', outfile, logLevel: 'silent' });
-const { compilePattern } = await import(pathToFileURL(outfile).href);
-rmSync(dir, { recursive: true, force: true });
+export const name = 'pattern';
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 let sink = 0;
 
 function nsPerCall(test, input) {
@@ -38,13 +30,6 @@ function nsPerCall(test, input) {
     calls += 100;
   }
   return ((now() - start) * 1e6) / calls;
-}
-
-function print(title, header, rows) {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((row) => String(row[c]).length)));
-  console.log(`\n${title}`);
-  for (const row of [header, widths.map((w) => '-'.repeat(w)), ...rows])
-    console.log(row.map((cell, c) => String(cell).padEnd(widths[c])).join('  '));
 }
 
 /** `n` characters of text ending with `tail` (what the pattern looks for): every call reads it all. */
@@ -58,26 +43,6 @@ const SAFE = [
   ['anchored', '^user-\\d+$', false, (n) => `user-${'7'.repeat(n - 5)}`],
   ['case-insensitive', '@example\\.com$', true, (n) => text(n, 'ann@EXAMPLE.COM')],
 ];
-const safe = [];
-for (const [name, pattern, fold, make] of SAFE) {
-  const ours = compilePattern(pattern, fold);
-  const theirs = new RegExp(pattern, fold ? 'iu' : 'u');
-  for (const n of [20, 1024]) {
-    const input = make(n);
-    if (!ours.test(input) || !theirs.test(input)) throw new Error(`${pattern} should match`);
-    const [o, t, ratios] = [[], [], []];
-    for (let r = 0; r < ROUNDS; r++) {
-      o.push(nsPerCall((s) => ours.test(s), input));
-      t.push(nsPerCall((s) => theirs.test(s), input));
-      ratios.push(o[r] / t[r]);
-    }
-    const [ns, base, ratio] = [median(o).toFixed(0), median(t).toFixed(0), median(ratios).toFixed(1)];
-    safe.push([name, n === 20 ? '20 chars' : '1 KiB', ns, base, `${ratio}x`]);
-  }
-}
-const SAFE_HEADER = ['pattern', 'input', 'flagwire', 'RegExp', 'ratio'];
-print('Safe patterns, matching at the end: ns per test() call', SAFE_HEADER, safe);
-
 const CATASTROPHIC = [
   ['(a+)+$', (n) => `${'a'.repeat(n)}!`],
   ['(a|a)*b', (n) => 'a'.repeat(n)],
@@ -86,33 +51,75 @@ const CATASTROPHIC = [
   ['(x+x+)+y', (n) => 'x'.repeat(n)],
 ];
 const LENGTHS = [10, 100, 1000, 10_000, 65_535];
-const slow = [];
-for (const [pattern, input] of CATASTROPHIC) {
-  // RegExp at n = 10, 12, 14...; stop when the next run would pass 1 s at the growth just seen.
-  const theirs = new RegExp(pattern, 'u');
-  let last = { n: 8, ms: 0 };
-  let perChar;
-  for (let n = 10; n < 200; n += 2) {
-    const start = now();
-    sink += theirs.test(input(n)) ? 1 : 0;
-    const ms = now() - start;
-    const growth = last.ms > 1 ? ms / last.ms : 1;
-    if (last.ms > 1) perChar = growth ** (1 / 2);
-    last = { n, ms };
-    if (ms * growth > 1000) break;
+export async function run() {
+  const rounds = knob('FLAGWIRE_BENCH_PATTERN_rounds', 5);
+  const outfile = join(tempDir('pattern'), 'pattern.mjs');
+  const entry = join(REPO_DIR, 'src', 'core', 'pattern', 'index.ts');
+  await build({ entryPoints: [entry], bundle: true, format: 'esm', outfile, logLevel: 'silent' });
+  const { compilePattern } = await import(pathToFileURL(outfile).href);
+  const safe = [];
+  for (const [name, pattern, fold, make] of SAFE) {
+    const ours = compilePattern(pattern, fold);
+    const theirs = new RegExp(pattern, fold ? 'iu' : 'u');
+    for (const n of [20, 1024]) {
+      const input = make(n);
+      if (!ours.test(input) || !theirs.test(input)) throw new Error(`${pattern} should match`);
+      const [o, t, ratios] = [[], [], []];
+      for (let r = 0; r < rounds; r++) {
+        o.push(nsPerCall((s) => ours.test(s), input));
+        t.push(nsPerCall((s) => theirs.test(s), input));
+        ratios.push(o[r] / t[r]);
+      }
+      const [ns, base, ratio] = [median(o).toFixed(0), median(t).toFixed(0), median(ratios).toFixed(1)];
+      safe.push([name, n === 20 ? '20 chars' : '1 KiB', ns, base, `${ratio}x`]);
+    }
   }
-  const ours = compilePattern(pattern);
-  const perCharOurs = LENGTHS.map((n) => {
-    const s = input(n);
-    const calls = n > 1000 ? 3 : 100;
-    const start = now();
-    for (let k = 0; k < calls; k++) sink += ours.test(s) ? 1 : 0;
-    return (((now() - start) * 1e6) / calls / s.length).toFixed(0);
-  });
-  const growth = perChar ? `x${perChar.toFixed(2)} per char` : '-';
-  slow.push([pattern, `n=${last.n}: ${last.ms.toFixed(0)} ms`, growth, ...perCharOurs]);
+
+  const slow = [];
+  for (const [pattern, input] of CATASTROPHIC) {
+    // RegExp at n = 10, 12, 14...; stop when the next run would pass 1 s at the growth just seen.
+    const theirs = new RegExp(pattern, 'u');
+    let last = { n: 8, ms: 0 };
+    let perChar;
+    for (let n = 10; n < 200; n += 2) {
+      const start = now();
+      sink += theirs.test(input(n)) ? 1 : 0;
+      const ms = now() - start;
+      const growth = last.ms > 1 ? ms / last.ms : 1;
+      if (last.ms > 1) perChar = growth ** (1 / 2);
+      last = { n, ms };
+      if (ms * growth > 1000) break;
+    }
+    const ours = compilePattern(pattern);
+    const perCharOurs = LENGTHS.map((n) => {
+      const s = input(n);
+      const calls = n > 1000 ? 3 : 100;
+      const start = now();
+      for (let k = 0; k < calls; k++) sink += ours.test(s) ? 1 : 0;
+      return (((now() - start) * 1e6) / calls / s.length).toFixed(0);
+    });
+    const growth = perChar ? `x${perChar.toFixed(2)} per char` : '-';
+    slow.push([pattern, `n=${last.n}: ${last.ms.toFixed(0)} ms`, growth, ...perCharOurs]);
+  }
+  const text = [
+    table(
+      ['pattern: safe, matching at the end (ns per test())', 'input', 'flagwire', 'RegExp', 'ratio'],
+      safe,
+    ),
+    table(
+      [
+        'pattern: catastrophic, no match',
+        'RegExp largest run (up to ~1 s)',
+        'RegExp growth',
+        ...LENGTHS.map((n) => `ns/char at ${n}`),
+      ],
+      slow,
+    ),
+  ].join('\n\n');
+  return { result: { safe, catastrophic: slow, sink }, text };
 }
-const SLOW_HEADER = ['pattern', 'RegExp largest run', 'RegExp growth', ...LENGTHS.map(String)];
-const SLOW_TITLE = 'Catastrophic patterns, no match: RegExp up to ~1 s; flagwire ns per input char at n =';
-print(SLOW_TITLE, SLOW_HEADER, slow);
-if (sink < 0) console.log(sink);
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  console.log((await run()).text);
+  await cleanUp();
+}

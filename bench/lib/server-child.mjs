@@ -1,8 +1,164 @@
 /**
- * A flagwire reference server in a child process, driven over IPC by the benchmarks with the
- * commands of `server-commands.mjs` (start, memory, cpu, close).
+ * Every server of the benchmarks, one per process, driven over IPC (`util.mjs` `startServer`).
+ *
+ * `start { module, options, track, bare }` → `{ url, keys }`, one of:
+ * - the reference server: `startServer({ port: 0, logger: false, ...options })` of `module`;
+ * - `bare: { responses }`, the baseline of sdk-flags: a `node:http` server answering the very
+ *   bytes the reference server answered (status, headers, body), with no routing, auth or ETag
+ *   logic beyond one string comparison for the 304;
+ * - `bare: { sse: { flag, others } }`, the baseline of fan-out: the least a `node:http` SSE server
+ *   can do. `GET /sdk/events` opens a stream (the reference server's headers, a first frame of the
+ *   same shape and size); `PATCH /api/v1/flags/<flag>` with `{ enabled }` writes one
+ *   `flags:updated` frame to every open stream, then answers 200; `GET` gives the flag. No auth,
+ *   no store, no history.
+ *
+ * `track` (always with `bare.sse`): every open `200` answer to `GET /sdk/events` is tracked, and
+ * every `destroy()` of one while open recorded (the hub destroys a stream only when its client
+ * does not read: `streamMaxBufferedBytes`). Done here, in the benchmark's process, not in the
+ * server's code. Then `streams { count, timeoutMs }` resolves once that many are open, `sample` →
+ * memory without GC and the unsent bytes of the streams, `cuts { since }` → the recorded cuts.
+ *
+ * Also: `memory` → `process.memoryUsage()` after two full GCs (`--expose-gc`) and the open
+ * streams; `cpu` → `process.cpuUsage()`; `close` → closes the server and exits.
  */
+import http from 'node:http';
 import { serveCommands } from './child.mjs';
-import { serverCommands } from './server-commands.mjs';
 
-serveCommands(serverCommands);
+let server;
+let closeServer;
+const streams = new Set();
+const cuts = [];
+const waiters = new Set();
+
+function track() {
+  const { writeHead, destroy } = http.ServerResponse.prototype;
+  http.ServerResponse.prototype.writeHead = function trackedWriteHead(status, ...rest) {
+    if (status === 200 && this.req?.url?.includes('/sdk/events')) {
+      streams.add(this);
+      counted();
+      this.once('close', () => {
+        streams.delete(this);
+        counted();
+      });
+    }
+    return writeHead.call(this, status, ...rest);
+  };
+  http.ServerResponse.prototype.destroy = function trackedDestroy(...args) {
+    if (streams.has(this) && !this.destroyed) cuts.push({ at: Date.now(), buffered: this.writableLength });
+    return destroy.apply(this, args);
+  };
+}
+
+/** Resolves the `streams` waits whose count is reached (after the server's own listeners ran). */
+function counted() {
+  setImmediate(() => {
+    for (const w of waiters) if (w.count === streams.size) w.done();
+  });
+}
+
+const listen = async (handler) => {
+  // The reference server's timeouts, so connections are handled alike.
+  const bare = http.createServer(
+    { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5000 },
+    handler,
+  );
+  await new Promise((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  closeServer = async () => {
+    for (const s of streams) s.end();
+    bare.closeAllConnections();
+    await new Promise((resolve) => bare.close(resolve));
+  };
+  return { url: `http://127.0.0.1:${bare.address().port}`, keys: [] };
+};
+
+function bareResponses({ ok, notModified, etag }) {
+  const body = Buffer.from(ok.body, 'base64');
+  return listen((req, res) => {
+    if (req.headers['if-none-match'] === etag) res.writeHead(notModified.status, notModified.headers).end();
+    else res.writeHead(ok.status, ok.headers).end(body);
+  });
+}
+
+function bareSse({ flag, others }) {
+  const state = { key: flag, type: 'boolean', enabled: false, version: 1 };
+  const flags = { [flag]: state };
+  for (let i = 0; i < others; i++)
+    flags[`other-${i}`] = { key: `other-${i}`, type: 'boolean', enabled: false };
+  const sync = JSON.stringify({ revision: 0, epoch: 'bare', eventId: 'bare:0', flags });
+  const firstFrame = `retry: 1000\n\nid: bare:0\nevent: flags:sync\ndata: ${sync}\n\n`;
+  let revision = 0;
+  return listen((req, res) => {
+    if (req.method === 'GET' && req.url.includes('/sdk/events')) {
+      req.socket.setNoDelay(true);
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'access-control-allow-origin': '*',
+      });
+      res.write(firstFrame);
+      return;
+    }
+    let body = '';
+    req.setEncoding('utf8').on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      if (req.method === 'PATCH') {
+        state.enabled = JSON.parse(body).enabled;
+        state.version = ++revision;
+        const frame = `id: bare:${revision}\nevent: flags:updated\ndata: ${JSON.stringify(state)}\n\n`;
+        for (const stream of streams) stream.write(frame);
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(state));
+    });
+  });
+}
+
+serveCommands({
+  async start({ module, options, track: tracked, bare }) {
+    if (tracked || bare?.sse) track();
+    if (bare?.responses) return bareResponses(bare.responses);
+    if (bare?.sse) return bareSse(bare.sse);
+    const { startServer } = await import(module);
+    server = await startServer({ port: 0, logger: false, ...options });
+    closeServer = () => server.close();
+    return { url: server.url, keys: server.keys };
+  },
+  streams({ count, timeoutMs }) {
+    return new Promise((resolve, reject) => {
+      const end = (fn) => () => {
+        waiters.delete(wait);
+        clearTimeout(timer);
+        fn();
+      };
+      const wait = { count, done: end(() => resolve(streams.size)) };
+      const timer = setTimeout(
+        end(() => reject(new Error(`${streams.size} streams open, not ${count}`))),
+        timeoutMs,
+      );
+      waiters.add(wait);
+      counted();
+    });
+  },
+  async memory() {
+    globalThis.gc?.();
+    // A turn of the event loop between the two, so what finalizers and weak callbacks free goes too.
+    await new Promise(setImmediate);
+    globalThis.gc?.();
+    return { ...process.memoryUsage(), streams: streams.size };
+  },
+  sample() {
+    let buffered = 0;
+    for (const res of streams) buffered += res.writableLength;
+    return { at: Date.now(), ...process.memoryUsage(), streams: streams.size, buffered };
+  },
+  cuts: ({ since = 0 }) => cuts.filter((c) => c.at >= since),
+  cpu: () => process.cpuUsage(),
+  async close() {
+    await closeServer?.();
+    setImmediate(() => process.exit(0));
+    return true;
+  },
+});

@@ -1,269 +1,338 @@
 /**
- * Shared helpers of the benchmarks: which server build to load, child processes
- * (server, bare server, load generator) with an IPC channel and a raised fd limit,
- * statistics, tables and the results file.
+ * Shared helpers of the benchmarks, on the runner's side (the children's side is `child.mjs`):
+ * the build under test, child processes driven over IPC (servers, readers, load generators),
+ * autocannon rounds against a baseline, the config of a benchmark's server, statistics, tables,
+ * clean-up and the results file.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = resolve(BENCH_DIR, '..');
 export const RESULTS_FILE = join(BENCH_DIR, 'results', 'latest.json');
 
-/** The server build under test: `FLAGWIRE_SERVER_MODULE` (a path or file URL), else `dist/server.js`. */
-export function serverModule() {
-  const given = process.env.FLAGWIRE_SERVER_MODULE;
-  if (!given)
-    return {
-      path: join(REPO_DIR, 'dist', 'server.js'),
-      url: pathToFileURL(join(REPO_DIR, 'dist', 'server.js')).href,
-    };
-  if (given.startsWith('file:')) return { path: fileURLToPath(given), url: given };
-  const path = isAbsolute(given) ? given : resolve(process.cwd(), given);
-  return { path, url: pathToFileURL(path).href };
-}
-
+/** A numeric setting from the environment; `list` takes `1,16,64`. */
+export const knob = (name, fallback) => Number(process.env[name] ?? fallback);
+export const listKnob = (name, fallback) => (process.env[name] ?? fallback).split(',').map(Number);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// ---------------------------------------------------------------- statistics
-
-export function sorted(values) {
-  return [...values].sort((a, b) => a - b);
+/**
+ * The build under test: `FLAGWIRE_DIST` (a directory as `npm run build` lays out `dist/`, e.g.
+ * `npx tsup --out-dir /tmp/other`), else `dist/`. `url(file)` of one of its files. A build outside
+ * the repository resolves its dependencies through a `node_modules` link to the repository's.
+ */
+export function dist() {
+  const dir = resolve(REPO_DIR, process.env.FLAGWIRE_DIST ?? 'dist');
+  const rel = relative(REPO_DIR, dir);
+  if (rel.startsWith('..') || isAbsolute(rel)) {
+    try {
+      lstatSync(join(dir, 'node_modules'));
+    } catch {
+      symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    }
+  }
+  return { dir, path: (file) => join(dir, file), url: (file) => pathToFileURL(join(dir, file)).href };
 }
+
+// ---------------------------------------------------------------- statistics
 
 /** Percentile with linear interpolation between closest ranks (numpy's default); p in 0..100. */
 export function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
-  const s = sorted(values);
+  const s = [...values].sort((a, b) => a - b);
   const rank = (p / 100) * (s.length - 1);
   const lo = Math.floor(rank);
-  const hi = Math.ceil(rank);
-  return s[lo] + (s[hi] - s[lo]) * (rank - lo);
+  return s[lo] + (s[Math.ceil(rank)] - s[lo]) * (rank - lo);
+}
+export const median = (values) => percentile(values, 50);
+export const stats = (values) => ({
+  n: values.length,
+  min: Math.min(...values),
+  median: median(values),
+  p99: percentile(values, 99),
+  max: Math.max(...values),
+});
+
+// ---------------------------------------------------------------- clean-up
+
+const cleanups = [];
+/** Runs `fn` at `cleanUp()` (the runner calls it after every benchmark, whatever happened). */
+export const defer = (fn) => cleanups.push(fn);
+export async function cleanUp() {
+  while (cleanups.length > 0) await cleanups.pop()();
 }
 
-export const median = (values) => percentile(values, 50);
-export const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
+const tempDirs = new Set();
+process.on('exit', () => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+/** A temp dir (under `FLAGWIRE_BENCH_TMPDIR`, else the OS's), deleted at `cleanUp()` or when the runner exits. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(
+    join(process.env.FLAGWIRE_BENCH_TMPDIR ?? os.tmpdir(), `flagwire-bench-${prefix}-`),
+  );
+  tempDirs.add(dir);
+  defer(() => {
+    rmSync(dir, { recursive: true, force: true });
+    tempDirs.delete(dir);
+  });
+  return dir;
+}
 
 // ---------------------------------------------------------------- child processes
 
-/** Highest fd limit we try to give children (the hard limit wins if it is lower). */
-const FD_LIMIT = 65536;
-
 /**
- * Starts `node [execArgv] script [args]` through `bash -c 'ulimit -n ...; exec node ...'`, so
- * the child gets a raised fd limit, with an IPC channel (fd 3, inherited through `exec`).
+ * Starts `node [execArgv] script [args]` through `bash -c 'ulimit -n 65536 (or the hard limit);
+ * exec node ...'`, so the child has a raised fd limit; with an IPC channel (fd 3, kept by `exec`)
+ * unless `ipc` is false, then its stdout is piped. `FLAGWIRE_BENCH_CPU_PROF=DIR`: a `--cpu-prof`
+ * of every child (open the files in Chrome's DevTools).
  */
-export function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true, stdout = 'pipe' } = {}) {
-  const raise = `ulimit -n ${FD_LIMIT} 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"`;
-  const child = spawn('bash', ['-c', raise, process.execPath, ...execArgv, script, ...args], {
-    stdio: ['ignore', stdout, 'inherit', ...(ipc ? ['ipc'] : [])],
+export function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true } = {}) {
+  const raise = `ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"`;
+  const prof = process.env.FLAGWIRE_BENCH_CPU_PROF;
+  const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
+  const child = spawn('bash', ['-c', raise, process.execPath, ...profArgs, ...execArgv, script, ...args], {
+    stdio: ['ignore', ipc ? 'inherit' : 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
     env: { ...process.env, ...env },
     cwd: REPO_DIR,
   });
-  const exited = new Promise((resolveExit) =>
-    child.once('exit', (code, signal) => resolveExit({ code, signal })),
-  );
+  const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   return { child, exited };
 }
 
-/** Request/response over a child's IPC channel: `call(cmd, payload)` resolves the child's reply. */
-export function rpc(child, label) {
-  let next = 1;
+/** Runs `script` (no IPC) to its end; resolves the JSON it printed. */
+export async function runJson(script, args = [], options = {}) {
+  const { child, exited } = spawnNode(script, args, { ...options, ipc: false });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => {
+    out += chunk;
+  });
+  const { code, signal } = await exited;
+  if (code !== 0) throw new Error(`${script} exited (code ${code}, signal ${signal}): ${out.slice(0, 500)}`);
+  return JSON.parse(out);
+}
+
+/**
+ * A child process of `bench/` (`script` relative to it) serving commands over IPC
+ * (`child.mjs`): `call(cmd, payload, timeoutMs)` answers the child's reply, and rejects at once
+ * once the child is gone (so a crashed child fails the run instead of hanging it); `close()`
+ * asks it to close, then kills it if it has not exited within 5 s. Closed at `cleanUp()` too.
+ */
+export function startChild(script, label, { args, env, execArgv } = {}) {
+  const { child, exited } = spawnNode(join(BENCH_DIR, script), args, { env, execArgv });
+  child.on('error', () => {});
   const waiting = new Map();
+  let next = 1;
   child.on('message', (msg) => {
     const entry = waiting.get(msg?.id);
-    if (!entry) return;
-    waiting.delete(msg.id);
-    if (msg.error) entry.reject(new Error(`${label}: ${msg.error}`));
-    else entry.resolve(msg.result);
+    waiting.delete(msg?.id);
+    if (msg.error) entry?.reject(new Error(`${label}: ${msg.error}`));
+    else entry?.resolve(msg.result);
   });
+  const gone = () => child.exitCode !== null || child.signalCode !== null || !child.connected;
   child.once('exit', (code, signal) => {
-    for (const entry of waiting.values())
-      entry.reject(new Error(`${label} exited (code ${code}, signal ${signal}) before answering`));
+    for (const entry of waiting.values()) entry.reject(new Error(`${label} exited (${code ?? signal})`));
     waiting.clear();
   });
-  return (cmd, payload = {}, timeoutMs = 120_000) =>
+  const call = (cmd, payload = {}, timeoutMs = 120_000) =>
     new Promise((resolveCall, rejectCall) => {
+      if (gone()) return rejectCall(new Error(`${label} exited (${child.exitCode ?? child.signalCode})`));
       const id = next++;
       const timer = setTimeout(() => {
         waiting.delete(id);
         rejectCall(new Error(`${label}: no answer to ${cmd} within ${timeoutMs} ms`));
       }, timeoutMs);
-      waiting.set(id, {
-        resolve: (v) => {
-          clearTimeout(timer);
-          resolveCall(v);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          rejectCall(e);
-        },
-      });
+      const settle = (fn) => (v) => {
+        clearTimeout(timer);
+        fn(v);
+      };
+      waiting.set(id, { resolve: settle(resolveCall), reject: settle(rejectCall) });
       child.send({ id, cmd, ...payload });
     });
-}
-
-/** Server-child execArgv (the bare server gets the same): `--expose-gc`, plus `--cpu-prof` when `FLAGWIRE_BENCH_CPU_PROF` names a directory. */
-function serverExecArgv(name) {
-  const argv = ['--expose-gc'];
-  const profDir = process.env.FLAGWIRE_BENCH_CPU_PROF;
-  if (profDir)
-    argv.push(
-      '--cpu-prof',
-      `--cpu-prof-dir=${resolve(profDir)}`,
-      `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
-    );
-  return argv;
+  let closing;
+  const close = () => {
+    closing ??= (async () => {
+      if (!gone()) await call('close', {}, 10_000).catch(() => {});
+      const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(kill);
+    })();
+    return closing;
+  };
+  defer(close);
+  return { pid: child.pid, call, close };
 }
 
 /**
- * A server of the benchmarks in its own process, driven over IPC: `start` with `payload`,
- * then `memory()` (`process.memoryUsage()` after `global.gc()`, plus `streamCount`),
- * `cpu()` (`process.cpuUsage()`) and `close()`.
+ * A server in its own process (`lib/server-child.mjs`): the reference server of the build under
+ * test, `startServer({ port: 0, logger: false, ...options })`, or with `bare` a baseline server
+ * (see there). `track`: its event streams are tracked, for `streams(count)` (resolves once that
+ * many are open), `sample()` and `cuts()`.
  */
-async function startChild(script, name, payload, env = {}) {
-  const { child, exited } = spawnNode(join(BENCH_DIR, 'lib', script), [], {
-    execArgv: serverExecArgv(name),
-    env,
-  });
-  const call = rpc(child, `${name} child`);
-  const started = await call('start', payload);
+export async function startServer(options, label, { track = false, bare } = {}) {
+  const proc = startChild('lib/server-child.mjs', `${label} server`, { execArgv: ['--expose-gc'] });
+  const started = await proc.call('start', { module: dist().url('server.js'), options, track, bare });
   return {
+    ...proc,
     ...started,
-    pid: child.pid,
-    call,
-    memory: () => call('memory'),
-    cpu: () => call('cpu'),
-    async close() {
-      if (child.exitCode !== null) return;
-      await call('close').catch(() => {});
-      await exited;
-    },
+    memory: () => proc.call('memory'),
+    cpu: () => proc.call('cpu'),
+    streams: (count, timeoutMs = 60_000) => proc.call('streams', { count, timeoutMs }, timeoutMs + 5000),
   };
 }
 
+/** CPU time (ms) a server child used between two `cpu()` answers. */
+export const cpuMs = (a, b) => (b.user + b.system - a.user - a.system) / 1000;
+
+// ---------------------------------------------------------------- the servers' data
+
+const newKey = () => `fw_live_${randomBytes(16).toString('hex')}`;
+
 /**
- * A flagwire reference server in its own process (`bench/lib/server-child.mjs`, or another
- * child `script` of `bench/lib/` speaking the same commands), started with
- * `startServer({ port: 0, logger: false, ...options })`. Adds `fullKey` and `readKey`, and
- * `call(cmd, payload)` for the script's other commands.
+ * The config of a benchmark's server: project `bench` with `environments` (`{ key: flags }`,
+ * seed flags), each with a new full and read-only key, answered as `keys[env].full` / `.read`.
  */
-export async function startServerChild(options, name = 'server', script = 'server-child.mjs') {
-  const server = await startChild(
-    script,
-    name,
-    { options },
-    {
-      FLAGWIRE_SERVER_MODULE_URL: serverModule().url,
-    },
-  );
-  server.fullKey = server.keys.find((k) => k.access === 'full')?.key;
-  server.readKey = server.keys.find((k) => k.access === 'read-only')?.key;
-  return server;
-}
-
-/** A bare `node:http` server answering fixed responses (`bench/lib/bare-child.mjs`). */
-export function startBareChild(responses) {
-  return startChild('bare-child.mjs', 'bare', { responses });
-}
-
-/** A bare `node:http` SSE fan-out server (`bench/lib/bare-sse-child.mjs`). */
-export function startBareSseChild({ firstFrame, flag }) {
-  return startChild('bare-sse-child.mjs', 'bare-sse', { firstFrame, flag });
-}
-
-/** Runs autocannon in its own process (`bench/lib/load-child.mjs`) and resolves its summary. */
-export async function runLoad(config) {
-  const { child, exited } = spawnNode(join(BENCH_DIR, 'lib', 'load-child.mjs'), [JSON.stringify(config)], {
-    ipc: false,
+export function benchConfig(environments) {
+  const keys = {};
+  const envs = Object.entries(environments).map(([key, flags]) => {
+    keys[key] = { full: newKey(), read: newKey() };
+    const apiKeys = [
+      { key: keys[key].full, access: 'full' },
+      { key: keys[key].read, access: 'read-only' },
+    ];
+    return { key, apiKeys, flags };
   });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk) => {
-    out += chunk;
+  return { keys, config: { projects: [{ key: 'bench', environments: envs }] } };
+}
+
+const AREAS = 'checkout search billing onboarding profile ads feed cart mail api'.split(' ');
+/**
+ * `count` seed flags of the kind an application has (sdk-flags, ofrep, compression, sdk-evaluate):
+ * half rollouts with assorted percentages, half booleans, a description on every third, about
+ * 60 % enabled.
+ */
+export function appFlags(count) {
+  return Array.from({ length: count }, (_, i) => {
+    const area = AREAS[i % AREAS.length];
+    const key = `${area}.experiment-${String(i).padStart(3, '0')}`;
+    const flag = i % 2 === 0 ? { key, type: 'rollout', percentage: (i * 7) % 101 } : { key, type: 'boolean' };
+    if (i % 3 === 0) flag.description = `Experiment ${i} of the ${area} team`;
+    return { ...flag, enabled: i % 5 < 3 };
   });
-  const { code, signal } = await exited;
-  if (code !== 0)
-    throw new Error(`load generator exited with code ${code} signal ${signal}: ${out.slice(0, 500)}`);
-  return JSON.parse(out);
 }
-
-/**
- * `runLoad({ url: target.url, ...config })` against a server child (`{ url, cpu() }`), adding
- * the child's CPU time per request (`cpuUsPerRequest`, µs) and its busy share (`cpuBusy`, 1 = one core).
- */
-export async function runLoadWithCpu(target, config) {
-  const start = await target.cpu();
-  const summary = await runLoad({ url: target.url, ...config });
-  const end = await target.cpu();
-  const usedUs = end.user + end.system - start.user - start.system;
-  return { ...summary, cpuUsPerRequest: usedUs / summary.requests, cpuBusy: usedUs / 1e6 / summary.duration };
-}
-
-/** Throws unless every answer of a `runLoad` summary had `status` (and there were some), with no errors or timeouts. */
-export function expectOnlyStatus(summary, status, label) {
-  const codes = summary.statusCodes;
-  const clean = summary.errors === 0 && summary.timeouts === 0 && (codes[status] ?? 0) > 0;
-  if (clean && Object.keys(codes).every((code) => Number(code) === status)) return;
-  throw new Error(
-    `${label}: expected only ${status}, got ${JSON.stringify(codes)}, ${summary.errors} errors, ${summary.timeouts} timeouts`,
-  );
-}
-
-/**
- * Settings of an autocannon benchmark: `FLAGWIRE_BENCH_ROUNDS` rounds (3) of runs of
- * `FLAGWIRE_BENCH_DURATION` seconds (5), after a 2 s warm-up, 50 connections, pipelining 1.
- */
-export function loadSettings() {
-  const knob = (name, fallback) => Number(process.env[name] ?? fallback);
-  const rounds = knob('FLAGWIRE_BENCH_ROUNDS', 3);
-  const duration = knob('FLAGWIRE_BENCH_DURATION', 5);
-  return { rounds, duration, warmup: 2, connections: 50, pipelining: 1 };
-}
-
-// ---------------------------------------------------------------- HTTP helper for set-up
 
 /** One management API call; throws on an unexpected status. */
 export async function api(base, method, path, key, body, expect = [200, 201, 204]) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
+    headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
   if (!expect.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
+  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+}
+
+// ---------------------------------------------------------------- load (autocannon)
+
+/** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 unless `config` says. */
+export const runLoad = (config) =>
+  runJson(join(BENCH_DIR, 'lib', 'load-child.mjs'), [
+    JSON.stringify({ connections: 50, pipelining: 1, ...config }),
+  ]);
+
+/** Throws unless every answer of a `runLoad` summary had `status`, with no errors or timeouts. */
+export function expectStatus(summary, status, label) {
+  const codes = Object.keys(summary.statusCodes);
+  if (summary.errors === 0 && summary.timeouts === 0 && codes.length === 1 && Number(codes[0]) === status)
+    return summary;
+  throw new Error(
+    `${label}: expected only ${status}, got ${JSON.stringify(summary.statusCodes)}, ${summary.errors} errors, ${summary.timeouts} timeouts`,
+  );
+}
+
+/** Settings of the autocannon benchmarks: FLAGWIRE_BENCH_ROUNDS (3) of FLAGWIRE_BENCH_DURATION s (5). */
+export const loadSettings = () => ({
+  rounds: knob('FLAGWIRE_BENCH_ROUNDS', 3),
+  duration: knob('FLAGWIRE_BENCH_DURATION', 5),
+  warmup: 2,
+});
+
+/**
+ * Load cases in rounds against the first case (the baseline), measured in the same rounds: a
+ * warm-up run of each (not counted), then `rounds` rounds of `duration` s, every case once per
+ * round, the order rotating a step per round. A case: `{ id, target (a server child), status,
+ * config: async () => autocannon config }`. Answers per case id the medians over rounds of
+ * req/s, of the per-round ratio to the baseline, of the server's CPU time per request and of p99.
+ */
+export async function loadRounds(cases, { rounds, duration, warmup }, log, title) {
+  const once = async (c, seconds) => {
+    const before = await c.target.cpu();
+    const config = { url: c.target.url, ...(await c.config()), duration: seconds };
+    const summary = expectStatus(await runLoad(config), c.status ?? 200, `${title} ${c.id}`);
+    const usedUs = cpuMs(before, await c.target.cpu()) * 1000;
+    return { ...summary, cpuUsPerRequest: usedUs / summary.requests };
+  };
+  for (const c of cases) await once(c, warmup);
+  const byRound = [];
+  for (let round = 0; round < rounds; round++) {
+    const got = {};
+    for (let i = 0; i < cases.length; i++) {
+      const c = cases[(i + round) % cases.length];
+      got[c.id] = await once(c, duration);
+    }
+    byRound.push(got);
+    const parts = cases.map(
+      ({ id }) => `${id} ${fmt.int(got[id].rps)} (${got[id].cpuUsPerRequest.toFixed(0)} us)`,
+    );
+    log(`  ${title}, round ${round + 1}/${rounds}, req/s (server CPU/req): ${parts.join(', ')}`);
+  }
+  const base = cases[0].id;
+  const out = {};
+  for (const { id } of cases) {
+    const mine = byRound.map((got) => got[id]);
+    out[id] = {
+      rps: median(mine.map((f) => f.rps)),
+      ratio: median(byRound.map((got) => got[id].rps / got[base].rps)),
+      cpuUsPerRequest: median(mine.map((f) => f.cpuUsPerRequest)),
+      p99Ms: median(mine.map((f) => f.latency.p99)),
+      rounds: mine.map((f) => ({ rps: f.rps, cpuUsPerRequest: f.cpuUsPerRequest, p99Ms: f.latency.p99 })),
+    };
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- output
 
-/** A plain-text table: `columns` is `[{ key, title, align?: 'left' | 'right' }]`. */
-export function table(rows, columns) {
-  const cells = rows.map((row) => columns.map((c) => String(row[c.key] ?? '')));
-  const widths = columns.map((c, i) => Math.max(c.title.length, ...cells.map((r) => r[i].length)));
-  const pad = (text, i) =>
-    (columns[i].align ?? 'right') === 'left' ? text.padEnd(widths[i]) : text.padStart(widths[i]);
-  const line = (parts) => `  ${parts.map(pad).join('  ')}`;
+/** A plain-text table: `header` and `rows` are arrays of cells; the first column is left-aligned. */
+export function table(header, rows) {
+  const cells = [header, ...rows].map((row) => row.map((c) => String(c ?? '')));
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
+  const line = (row) =>
+    `  ${widths.map((w, i) => (i === 0 ? (row[i] ?? '').padEnd(w) : (row[i] ?? '').padStart(w))).join('  ')}`;
   return [
-    line(columns.map((c) => c.title)),
+    line(cells[0]),
     `  ${widths.map((w) => '-'.repeat(w)).join('  ')}`,
-    ...cells.map(line),
+    ...cells.slice(1).map(line),
   ].join('\n');
 }
 
+const finite =
+  (f) =>
+  (n, ...rest) =>
+    Number.isFinite(n) ? f(n, ...rest) : '-';
 export const fmt = {
-  int: (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '-'),
-  ms: (n, digits = 1) => (Number.isFinite(n) ? `${n.toFixed(digits)} ms` : '-'),
-  pct: (r) => (Number.isFinite(r) ? `${(r * 100).toFixed(1)} %` : '-'),
-  kb: (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1024).toFixed(1)} KB` : '-'),
-  mb: (bytes) => (Number.isFinite(bytes) ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : '-'),
+  int: finite((n) => Math.round(n).toLocaleString('en-US')),
+  ms: finite((n, digits = 1) => `${n.toFixed(digits)} ms`),
+  pct: finite((r) => `${(r * 100).toFixed(1)} %`),
+  kb: finite((bytes) => `${(bytes / 1024).toFixed(1)} KB`),
+  mb: finite((bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`),
+  x: finite((r, digits = 2) => `${r.toFixed(digits)}x`),
 };
-
 export const verdict = (ok) => (ok ? 'PASS' : 'MISS');
 
 /** Merges `{ [benchmark]: result }` into `bench/results/latest.json` (other benchmarks' last results stay). */
@@ -273,10 +342,6 @@ export function writeResults(meta, results) {
   try {
     previous = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
   } catch {}
-  const merged = {
-    meta,
-    benchmarks: { ...(previous.benchmarks ?? {}), ...results },
-  };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(merged, null, 2)}\n`);
-  return RESULTS_FILE;
+  const benchmarks = { ...(previous.benchmarks ?? {}), ...results };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ meta, benchmarks }, null, 2)}\n`);
 }

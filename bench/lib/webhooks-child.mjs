@@ -8,10 +8,10 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { median } from './util.mjs';
 
 const [distDir, mode] = process.argv.slice(2);
 const load = (file) => import(pathToFileURL(resolve(distDir, file)).href);
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function verify() {
   const web = await load('index.js');

@@ -6,8 +6,6 @@
  * MODE `timing`: ns per call of `client.isEnabled` and of its floors, in alternating rounds.
  * MODE `garbage`: bytes allocated per call (run it with `--expose-gc` and a young generation
  *   large enough that no scavenge happens during one pass, see `sdk-evaluate.mjs`).
- * MODE `profile`: only the SDK loops, for `CONFIG.seconds` each (for `--cpu-prof`); `CONFIG.only`
- *   keeps the cases whose id starts with it (`rollout`, `boolean`).
  *
  * Prints one JSON object on stdout; progress goes to stderr.
  *
@@ -17,44 +15,26 @@
  * of the same case must count the same (this checks the bench's murmur3 against the SDK's).
  */
 import { PerformanceObserver, performance } from 'node:perf_hooks';
+import { appFlags, median } from '../lib/util.mjs';
 
 const [mode, configJson] = process.argv.slice(2);
-const config = JSON.parse(configJson ?? '{}');
-const USERS = config.users ?? 1_000_000;
+const config = JSON.parse(configJson);
+const USERS = config.users;
 const { createClient } = await import(config.sdkUrl);
 
 const err = (line) => process.stderr.write(`${line}\n`);
 
 // ---------------------------------------------------------------- data
 
-/** 100 flags like the other benchmarks' (half rollout, half boolean); two of them are measured. */
+/** 100 flags of the other benchmarks' kind (`appFlags`); the last two are measured. */
 const BOOLEAN_FLAG = 'checkout.new-payment-page';
 const ROLLOUT_FLAG = 'checkout.rollout-half';
 function makeFlags() {
-  const areas = [
-    'checkout',
-    'search',
-    'billing',
-    'onboarding',
-    'profile',
-    'ads',
-    'feed',
-    'cart',
-    'mail',
-    'api',
+  return [
+    ...appFlags(98),
+    { key: BOOLEAN_FLAG, type: 'boolean', enabled: true },
+    { key: ROLLOUT_FLAG, type: 'rollout', enabled: true, percentage: 50 },
   ];
-  const flags = [];
-  for (let i = 0; i < 98; i++) {
-    const key = `${areas[i % areas.length]}.experiment-${String(i).padStart(3, '0')}`;
-    flags.push(
-      i % 2 === 0
-        ? { key, type: 'rollout', enabled: i % 5 < 3, description: null, percentage: (i * 7) % 101 }
-        : { key, type: 'boolean', enabled: i % 5 < 3, description: null },
-    );
-  }
-  flags.push({ key: BOOLEAN_FLAG, type: 'boolean', enabled: true, description: null });
-  flags.push({ key: ROLLOUT_FLAG, type: 'rollout', enabled: true, description: null, percentage: 50 });
-  return flags;
 }
 
 /** A flat (sequential) one-byte copy of an ASCII string, so no key is a cons string. */
@@ -228,12 +208,6 @@ for (const [keys, users] of Object.entries(userSets)) {
   });
 }
 
-const median = (a) => {
-  const s = [...a].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 /**
  * One pass over all users: `{ ns, wallNs, hits }`. `ns` is the process's CPU time (user +
  * system): on a shared machine it leaves out the time the process waited for a core. After the
@@ -264,10 +238,9 @@ function warmUp(passes) {
 // ---------------------------------------------------------------- modes
 
 async function timing() {
-  const rounds = config.rounds ?? 7;
-  const passes = config.passes ?? 3;
+  const { rounds, passes } = config;
   const t0 = performance.now();
-  const hits = warmUp(config.warmupPasses ?? 3);
+  const hits = warmUp(config.warmupPasses);
   err(
     `  sdk-evaluate timing: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${rounds} rounds x ${passes} passes`,
   );
@@ -332,8 +305,8 @@ async function garbage() {
   const observer = new PerformanceObserver((list) => gcEvents.push(...list.getEntries()));
   observer.observe({ entryTypes: ['gc'] });
   const settle = () => new Promise((r) => setTimeout(r, 20));
-  warmUp(config.warmupPasses ?? 3);
-  const samples = config.samples ?? 3;
+  warmUp(config.warmupPasses);
+  const samples = config.garbageSamples;
 
   /** Heap growth over `fn` with a full GC before; and the GC events that fell inside. */
   const measure = async (fn) => {
@@ -380,23 +353,7 @@ async function garbage() {
   return { controlBytes: control, samples, cases: out };
 }
 
-async function profile() {
-  warmUp(2);
-  const seconds = config.seconds ?? 3;
-  const out = {};
-  for (const c of cases.filter((k) => !config.only || k.id.startsWith(config.only))) {
-    let calls = 0;
-    const t0 = performance.now();
-    while (performance.now() - t0 < seconds * 1000) {
-      c.sdk();
-      calls += c.users.length;
-    }
-    out[c.id] = { calls, nsPerCall: ((performance.now() - t0) * 1e6) / calls };
-  }
-  return out;
-}
-
-const modes = { timing, garbage, profile };
+const modes = { timing, garbage };
 if (!modes[mode]) throw new Error(`unknown mode ${mode}`);
 const result = await modes[mode]();
 process.stdout.write(JSON.stringify({ mode, node: process.version, execArgv: process.execArgv, ...result }));
