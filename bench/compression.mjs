@@ -20,7 +20,6 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import {
-  api,
   appFlags,
   benchConfig,
   dist,
@@ -174,7 +173,12 @@ export async function run({ log }) {
   for (let i = 0; i < s.rounds; i++)
     for (const e of ENCODINGS.slice(1)) {
       enabled = !enabled;
-      await api(`${server.url}/api/v1`, 'PATCH', `/flags/${encodeURIComponent(flag.key)}`, full, { enabled });
+      const res = await fetch(`${server.url}/api/v1/flags/${encodeURIComponent(flag.key)}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${full}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ enabled }),
+      });
+      if (res.status !== 200) throw new Error(`PATCH ${flag.key}: ${res.status} ${await res.text()}`);
       const plain = await get(server, read, ENCODINGS[0]);
       const once = await get(server, read, e, plain.body);
       const cached = await get(server, read, e);

@@ -225,18 +225,6 @@ export function appFlags(count) {
   });
 }
 
-/** One management API call; throws on an unexpected status. */
-export async function api(base, method, path, key, body, expect = [200, 201, 204]) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body && { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!expect.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-  return { status: res.status, headers: res.headers, json: text ? JSON.parse(text) : undefined };
-}
-
 // ---------------------------------------------------------------- load (autocannon)
 
 /** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 unless `config` says. */
