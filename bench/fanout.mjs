@@ -114,6 +114,13 @@ function summary(side) {
 /** Both sides of one size: streams opened, then the rounds of writes alternating between them. */
 async function fanoutCase(streams, base, ours, s, log) {
   for (const side of [base, ours]) await openSide(side, streams, log);
+  // 1 s of the PATCHes on each, not counted: what follows the opening of the streams (collections, compilations) settles.
+  for (const side of [base, ours])
+    await side.readers.call(
+      'measure',
+      { writes: side.writes, flag: FLAG, durationMs: 1000, gapMs: GAP_MS },
+      60_000,
+    );
   for (let round = 0; round < s.rounds; round++)
     for (const side of round % 2 ? [ours, base] : [base, ours])
       await measureRound(side, (s.seconds * 1000) / s.rounds, log);

@@ -78,9 +78,16 @@ async function startLoadServer(label, options, fillers = 0) {
   return { ...server, keys, writes: [{ url: server.url, key: keys.live.full }] };
 }
 
-async function openReaders(server, count) {
+/**
+ * `count` streams on `server`, then 3 s of the PATCHes every 100 ms, not counted: the collections
+ * and compilations that follow the opening of thousands of streams would weigh on the first
+ * storm's baseline, the 3 s of management calls before it.
+ */
+async function openReaders(s, server, count) {
   const readers = startChild('lib/sse-readers.mjs', 'stream readers');
   await readers.call('open', { url: server.url, key: server.keys.live.read, count }, 180_000);
+  const warmUp = { writes: server.writes, flag: PROBE, durationMs: 3000, gapMs: s.writeGapMs };
+  await readers.call('measure', warmUp, 60_000);
   return readers;
 }
 
@@ -213,12 +220,11 @@ async function startSlowReaders(s, server) {
 /** One run of part 2: `slow`, or `baseline` (the same without the slow streams). */
 async function slowRun(s, kind, log) {
   const server = await startLoadServer(
-    s,
     `stream-load-${kind}`,
     { streamMaxBufferedBytes: s.maxBufferedBytes },
     s.fillerFlags,
   );
-  const readers = await openReaders(server, s.normalStreams);
+  const readers = await openReaders(s, server, s.normalStreams);
   const slow = kind === 'slow' ? await startSlowReaders(s, server) : undefined;
   const streams = s.normalStreams + (slow ? s.slowStreams : 0);
   await server.streams(streams);
@@ -231,6 +237,8 @@ async function slowRun(s, kind, log) {
     s.slowSeconds * 1000 + 60_000,
   );
   const samples = await sampler.stop();
+  const failures = m.filler.failures + m.probeFailures;
+  if (failures > 0) throw new Error(`${failures} PATCHes failed: ${m.filler.lastError ?? m.probeLastError}`);
   const cuts = await server.call('cuts', {});
   const settled = await server.memory();
   const seen = await slow?.drain();
@@ -279,7 +287,7 @@ export async function run({ log }) {
   log(`  ${s.streams} streams; 1 PATCH / ${s.writeGapMs} ms; management calls every ${s.mgmtGapMs} ms`);
   const result = { settings: s, storms: [] };
   let server = await startLoadServer('stream-load', { pingIntervalMs: 600_000 });
-  let readers = await openReaders(server, s.streams);
+  let readers = await openReaders(s, server, s.streams);
   let probe = startChild('lib/sse-readers.mjs', 'management probe');
   result.storms.push(await storm(s, server, readers, probe, 'immediate', 'at once', log));
   result.storms.push(await storm(s, server, readers, probe, 'sdk', 'SDK backoff', log));
@@ -288,7 +296,7 @@ export async function run({ log }) {
   // (c): the cap is full; in the storm its streams reconnect at once with the others that want one.
   const cap = Math.min(s.streams, s.shedMaxStreams);
   server = await startLoadServer('stream-load-shed', { maxStreams: cap });
-  readers = await openReaders(server, cap);
+  readers = await openReaders(s, server, cap);
   probe = startChild('lib/sse-readers.mjs', 'management probe');
   const shed = { extra: s.streams - cap, target: cap, minDurationMs: s.shedSeconds * 1000 };
   result.storms.push(
