@@ -31,8 +31,6 @@ import {
   table,
 } from './lib/util.mjs';
 
-export const name = 'compression';
-
 const SIZES = [100, 10_000];
 const ENCODINGS = [
   { id: 'identity', decode: (bytes) => bytes },

@@ -37,8 +37,6 @@ import {
   verdict,
 } from './lib/util.mjs';
 
-export const name = 'fanout';
-
 const FLAG = 'fanout.target';
 const OTHERS = 20;
 const GAP_MS = 100;

@@ -15,8 +15,6 @@
  */
 import { appFlags, benchConfig, fmt, loadRounds, loadSettings, startServer, table } from './lib/util.mjs';
 
-export const name = 'ofrep';
-
 const FLAGS = 100;
 const BODY = JSON.stringify({ context: { targetingKey: 'user-42' } });
 const BULK = '/ofrep/v1/evaluate/flags';

@@ -17,8 +17,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { cleanUp, knob, median, REPO_DIR, table, tempDir } from './lib/util.mjs';
 
-export const name = 'pattern';
-
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 let sink = 0;
 

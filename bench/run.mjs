@@ -7,37 +7,18 @@
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
-import * as compression from './compression.mjs';
-import * as fanout from './fanout.mjs';
 import { cleanUp, dist, RESULTS_FILE, writeResults } from './lib/util.mjs';
-import * as ofrep from './ofrep.mjs';
-import * as pattern from './pattern.mjs';
-import * as sdkEvaluate from './sdk-evaluate.mjs';
-import * as sdkFlags from './sdk-flags.mjs';
-import * as sdkPropagation from './sdk-propagation.mjs';
-import * as streamLoad from './stream-load.mjs';
-import * as webhooks from './webhooks.mjs';
-import * as writes from './writes.mjs';
 
-const ALL = [
-  sdkEvaluate,
-  sdkFlags,
-  fanout,
-  writes,
-  sdkPropagation,
-  webhooks,
-  streamLoad,
-  ofrep,
-  compression,
-  pattern,
-];
+/** In the order they run; each is `bench/<name>.mjs`, exporting `run({ log })` → `{ result, text }`. */
+const ALL =
+  'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern';
 /** Older names, still accepted: the Postgres figures are now in `writes` and `fanout`. */
 const ALIASES = { postgres: ['writes', 'fanout'] };
 
 const wanted = process.argv.slice(2).flatMap((w) => ALIASES[w] ?? [w]);
-const unknown = wanted.filter((w) => !ALL.some((b) => b.name === w));
+const unknown = wanted.filter((w) => !ALL.split(' ').includes(w));
 if (unknown.length > 0) {
-  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${ALL.map((b) => b.name).join(', ')}`);
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${ALL}`);
   process.exit(2);
 }
 if (!existsSync(dist().path('server.js'))) {
@@ -59,12 +40,12 @@ console.log(`flagwire benchmarks: node ${meta.node}, ${meta.cpus}, build ${meta.
 const results = {};
 const texts = [];
 const started = Date.now();
-for (const bench of ALL.filter((b) => wanted.length === 0 || wanted.includes(b.name))) {
-  console.log(`\n== ${bench.name}`);
+for (const name of ALL.split(' ').filter((b) => wanted.length === 0 || wanted.includes(b))) {
+  console.log(`\n== ${name}`);
   const t0 = Date.now();
   try {
-    const { result, text } = await bench.run({ log: console.log });
-    results[bench.name] = {
+    const { result, text } = await (await import(`./${name}.mjs`)).run({ log: console.log });
+    results[name] = {
       ...result,
       date: new Date().toISOString(),
       elapsedSeconds: (Date.now() - t0) / 1000,
@@ -73,8 +54,8 @@ for (const bench of ALL.filter((b) => wanted.length === 0 || wanted.includes(b.n
     console.log(`\n${text}`);
   } catch (error) {
     process.exitCode = 1;
-    results[bench.name] = { date: new Date().toISOString(), error: error?.stack ?? String(error) };
-    console.error(`  ${bench.name} failed: ${error?.stack ?? error}`);
+    results[name] = { date: new Date().toISOString(), error: error?.stack ?? String(error) };
+    console.error(`  ${name} failed: ${error?.stack ?? error}`);
   } finally {
     await cleanUp();
   }

@@ -25,8 +25,6 @@
 import { join } from 'node:path';
 import { BENCH_DIR, dist, fmt, knob, runJson, table, verdict } from './lib/util.mjs';
 
-export const name = 'sdk-evaluate';
-
 const TARGET_ROLLOUT_RATIO = 1.3;
 const TARGET_BOOLEAN_RATIO = 2;
 /** "About zero": below this many bytes per call (a 16-byte object every 320 calls). */

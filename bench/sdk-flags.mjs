@@ -18,8 +18,6 @@ import {
   verdict,
 } from './lib/util.mjs';
 
-export const name = 'sdk-flags';
-
 const FLAGS = 100;
 const TARGET_RATIO = 0.8;
 /** Headers Node adds itself on every response; the bare server gets them from Node too. */

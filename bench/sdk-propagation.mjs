@@ -27,8 +27,6 @@ import {
   table,
 } from './lib/util.mjs';
 
-export const name = 'sdk-propagation';
-
 const FLAG = 'propagation.toggle';
 
 function summarize(results) {

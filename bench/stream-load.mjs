@@ -39,8 +39,6 @@ import {
   tempDir,
 } from './lib/util.mjs';
 
-export const name = 'stream-load';
-
 const PROBE = 'load.probe';
 const MGMT = 'mgmt.toggle';
 const fillerFlag = (i) => `fill-${String(i).padStart(3, '0')}-`.padEnd(128, 'x');

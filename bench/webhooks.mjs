@@ -13,8 +13,6 @@
 import { join } from 'node:path';
 import { BENCH_DIR, dist, fmt, runJson, table } from './lib/util.mjs';
 
-export const name = 'webhooks';
-
 export async function run() {
   const child = (mode) => runJson(join(BENCH_DIR, 'lib', 'webhooks-child.mjs'), [dist().dir, mode]);
   const verify = await child('verify');

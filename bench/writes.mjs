@@ -36,8 +36,6 @@ import {
   tempDir,
 } from './lib/util.mjs';
 
-export const name = 'writes';
-
 const FLAGS = 64;
 const flagKey = (i) => `write.flag-${String(i).padStart(2, '0')}`;
 

@@ -323,7 +323,7 @@ export const fmt = {
 };
 export const verdict = (ok) => (ok ? 'PASS' : 'MISS');
 
-/** Merges `{ [benchmark]: result }` into `bench/results/latest.json` (other benchmarks' last results stay). */
+/** Merges `{ [benchmark]: result }` into `bench/results/latest.json`, one line (read it with `jq`); the other benchmarks' last results stay. */
 export function writeResults(meta, results) {
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   let previous = {};
@@ -331,5 +331,5 @@ export function writeResults(meta, results) {
     previous = JSON.parse(readFileSync(RESULTS_FILE, 'utf8'));
   } catch {}
   const benchmarks = { ...(previous.benchmarks ?? {}), ...results };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify({ meta, benchmarks }, null, 2)}\n`);
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ meta, benchmarks })}\n`);
 }

@@ -185,28 +185,20 @@ const userSets = { 'user-<n>': sequentialUsers(USERS), uuid: uuidUsers(USERS) };
 
 /** The four cases: flag kind x key set; each has the SDK loop and its floor. */
 const cases = [];
-for (const [keys, users] of Object.entries(userSets)) {
-  cases.push({
-    id: `boolean/${keys}`,
-    flag: 'boolean',
-    keys,
-    floorName: 'Map.get',
-    sdk: () => sdkLoop(client, BOOLEAN_FLAG, users),
-    floor: () => mapGetLoop(floorMap, BOOLEAN_FLAG, users),
-    users,
-  });
-}
-for (const [keys, users] of Object.entries(userSets)) {
-  cases.push({
-    id: `rollout50/${keys}`,
-    flag: 'rollout 50 %',
-    keys,
-    floorName: 'Map.get + inlined murmur3',
-    sdk: () => sdkLoop(client, ROLLOUT_FLAG, users),
-    floor: () => murmurFloorLoop(floorMap, ROLLOUT_FLAG, users),
-    users,
-  });
-}
+for (const [flag, key, floorName, floorLoop] of [
+  ['boolean', BOOLEAN_FLAG, 'Map.get', mapGetLoop],
+  ['rollout 50 %', ROLLOUT_FLAG, 'Map.get + inlined murmur3', murmurFloorLoop],
+])
+  for (const [keys, users] of Object.entries(userSets))
+    cases.push({
+      id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/${keys}`,
+      flag,
+      keys,
+      floorName,
+      sdk: () => sdkLoop(client, key, users),
+      floor: () => floorLoop(floorMap, key, users),
+      users,
+    });
 
 /**
  * One pass over all users: `{ ns, wallNs, hits }`. `ns` is the process's CPU time (user +
@@ -245,57 +237,45 @@ async function timing() {
     `  sdk-evaluate timing: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s; ${rounds} rounds x ${passes} passes`,
   );
   const perCase = Object.fromEntries(
-    cases.map((c) => [c.id, { sdk: [], floor: [], ratio: [], sdkWall: [], floorWall: [], wallRatio: [] }]),
+    cases.map((c) => [c.id, { sdk: [], floor: [], sdkWall: [], floorWall: [] }]),
   );
   for (let r = 0; r < rounds; r++) {
     const line = [];
     for (const c of cases) {
-      const sdkRuns = [];
-      const floorRuns = [];
-      for (let p = 0; p < passes; p++) {
-        // Alternate which goes first, so drift within a round favours neither.
-        if ((r + p) % 2 === 0) {
-          sdkRuns.push(pass(c.sdk));
-          floorRuns.push(pass(c.floor));
-        } else {
-          floorRuns.push(pass(c.floor));
-          sdkRuns.push(pass(c.sdk));
-        }
-      }
-      const n = c.users.length;
-      const s = median(sdkRuns.map((x) => x.ns)) / n;
-      const f = median(floorRuns.map((x) => x.ns)) / n;
-      const sw = median(sdkRuns.map((x) => x.wallNs)) / n;
-      const fw = median(floorRuns.map((x) => x.wallNs)) / n;
+      const runs = { sdk: [], floor: [] };
+      // Alternate which goes first, so drift within a round favours neither.
+      for (let p = 0; p < passes; p++)
+        for (const which of (r + p) % 2 === 0 ? ['sdk', 'floor'] : ['floor', 'sdk'])
+          runs[which].push(pass(c[which]));
       const pc = perCase[c.id];
-      pc.sdk.push(s);
-      pc.floor.push(f);
-      pc.ratio.push(s / f);
-      pc.sdkWall.push(sw);
-      pc.floorWall.push(fw);
-      pc.wallRatio.push(sw / fw);
-      line.push(`${c.id} ${s.toFixed(1)}/${f.toFixed(1)} ns`);
+      for (const which of ['sdk', 'floor']) {
+        pc[which].push(median(runs[which].map((x) => x.ns)) / c.users.length);
+        pc[`${which}Wall`].push(median(runs[which].map((x) => x.wallNs)) / c.users.length);
+      }
+      line.push(`${c.id} ${pc.sdk.at(-1).toFixed(1)}/${pc.floor.at(-1).toFixed(1)} ns`);
     }
     err(`  round ${r + 1}/${rounds} (CPU ns/call, sdk/floor): ${line.join(', ')}`);
   }
   return {
-    cases: cases.map((c) => ({
-      id: c.id,
-      flag: c.flag,
-      keys: c.keys,
-      floor: c.floorName,
-      trueAnswers: hits[c.id],
-      calls: c.users.length,
-      sdkNsPerCall: perCase[c.id].sdk,
-      floorNsPerCall: perCase[c.id].floor,
-      ratios: perCase[c.id].ratio,
-      sdkNsMedian: median(perCase[c.id].sdk),
-      floorNsMedian: median(perCase[c.id].floor),
-      ratioMedian: median(perCase[c.id].ratio),
-      sdkWallNsMedian: median(perCase[c.id].sdkWall),
-      floorWallNsMedian: median(perCase[c.id].floorWall),
-      wallRatioMedian: median(perCase[c.id].wallRatio),
-    })),
+    cases: cases.map((c) => {
+      const pc = perCase[c.id];
+      const ratios = pc.sdk.map((x, i) => x / pc.floor[i]);
+      return {
+        id: c.id,
+        flag: c.flag,
+        keys: c.keys,
+        floor: c.floorName,
+        trueAnswers: hits[c.id],
+        calls: c.users.length,
+        sdkNsPerCall: pc.sdk,
+        floorNsPerCall: pc.floor,
+        ratios,
+        sdkNsMedian: median(pc.sdk),
+        floorNsMedian: median(pc.floor),
+        ratioMedian: median(ratios),
+        wallRatioMedian: median(pc.sdkWall.map((x, i) => x / pc.floorWall[i])),
+      };
+    }),
   };
 }
 
