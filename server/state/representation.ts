@@ -101,6 +101,12 @@ export function envelope(
   });
 }
 
+/** The key of the flag or segment a delivery's event is about. */
+export function subjectOf(delivery: StoredDelivery): string | undefined {
+  const data = delivery.data as { flag?: { key: string }; segment?: { key: string } };
+  return data.flag?.key ?? data.segment?.key;
+}
+
 /**
  * A delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3): with the
  * flag (or segment) it is about, and each attempt with the body it sent (rebuilt: the same

@@ -6,12 +6,8 @@
  */
 
 import type { Segment } from '../../src/core/targeting/types.js';
-import {
-  type PatternCheck,
-  TARGETING_LIMITS,
-  TargetingInvalid,
-  validateSegment,
-} from '../../src/core/targeting/validate.js';
+import { type PatternCheck, TargetingInvalid, validateSegment } from '../../src/core/targeting/validate.js';
+import { checkSegmentKeys } from '../../src/core/targeting/validate-segment.js';
 import { ApiError, validationError } from '../errors.js';
 import { segmentCommitOf } from './applier.js';
 import type { Actor, Environment, StoredSegment } from './model.js';
@@ -81,10 +77,8 @@ export class SegmentService {
       if (!before) throw notFound(key);
       const patch = this.#validate(env, body, true);
       const after: StoredSegment = { ...before, ...patch } as StoredSegment;
-      if (after.included.length + after.excluded.length > TARGETING_LIMITS.segmentKeys)
-        throw validationError(
-          `included and excluded hold at most ${TARGETING_LIMITS.segmentKeys} keys in all`,
-        );
+      // The patch's lists are checked alone; the segment they make, whole.
+      this.#checked(() => checkSegmentKeys(after.included.length + after.excluded.length));
       if (
         (['description', 'included', 'excluded', 'rules'] as const).every((f) =>
           sameJson(after[f], before[f]),
@@ -131,8 +125,13 @@ export class SegmentService {
   }
 
   #validate(env: Environment, body: unknown, partial: boolean): Partial<Segment> {
+    return this.#checked(() => validateSegment(body, refsOf(env), this.#patterns, partial));
+  }
+
+  /** Runs a validation; its refusal is 400 `VALIDATION_ERROR` naming the path. */
+  #checked<T>(validate: () => T): T {
     try {
-      return validateSegment(body, refsOf(env), this.#patterns, partial);
+      return validate();
     } catch (error) {
       if (error instanceof TargetingInvalid) throw validationError(error.message);
       throw error;

@@ -10,8 +10,8 @@ import type {
 } from '../../src/core/types.js';
 import { validationError, webhookNotFound } from '../errors.js';
 import { newWebhookId, newWebhookSecret } from './ids.js';
-import { type Environment, type StoredDelivery, type StoredWebhook, signingSecret } from './model.js';
-import { toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
+import { type Environment, type StoredWebhook, signingSecret } from './model.js';
+import { subjectOf, toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
 import { decide, type FlagService } from './service.js';
 
 /** Why a URL may not be a webhook target (the server's `webhookTargets` policy), or `undefined`. */
@@ -87,16 +87,12 @@ export class WebhookService {
   ): Promise<Record<string, unknown>[]> {
     return this.#flags.readSettled(env.id, () => {
       if (!env.webhooks.has(id)) throw webhookNotFound(id);
-      const about = (d: StoredDelivery) => {
-        const data = d.data as { flag?: { key: string }; segment?: { key: string } };
-        return data.flag?.key ?? data.segment?.key;
-      };
       return [...env.deliveries.values()]
         .filter(
           (d) =>
             d.webhookId === id &&
             (filter.status === undefined || d.status === filter.status) &&
-            (filter.flag === undefined || about(d) === filter.flag),
+            (filter.flag === undefined || subjectOf(d) === filter.flag),
         )
         .sort((a, b) =>
           a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1,

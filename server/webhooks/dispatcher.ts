@@ -16,7 +16,6 @@
  *   database one makes it; a storage of one instance always grants it.
  */
 import { createHmac } from 'node:crypto';
-import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -39,7 +38,7 @@ import type { Storage } from '../store/storage.js';
 import { eventOf, newDelivery, subscribers } from './events.js';
 import { outcomeOf } from './outcome.js';
 import { Slots } from './slots.js';
-import { isPublicAddress, publicLookup } from './targets.js';
+import { addressProblem, publicLookup } from './targets.js';
 
 /** The storage's leases (`Storage.lease`): an attempt is made only under its delivery's. */
 export type Leases = Pick<Storage<Op>, 'lease' | 'unlease'>;
@@ -306,9 +305,8 @@ export class Dispatcher {
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     try {
       // An address in the URL is not looked up: the policy checks it here.
-      const host = new URL(hook.url).hostname.replace(/^\[|\]$/g, '');
-      if (this.#options.publicOnly && isIP(host) && !isPublicAddress(host))
-        throw new Error(`${host} is not a public address (webhookTargets "public")`);
+      const refused = this.#options.publicOnly ? addressProblem(hook.url) : undefined;
+      if (refused) throw new Error(`${refused} (webhookTargets "public")`);
       const res = await request(hook.url, {
         method: 'POST',
         headers,

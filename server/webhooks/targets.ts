@@ -51,10 +51,22 @@ export function isPublicAddress(address: string): boolean {
   return !NOT_PUBLIC.some((range) => inRange(family, groups, range));
 }
 
+/** The host of `url`, an IPv6 address without its brackets. */
+const hostOf = (url: string): string => new URL(url).hostname.replace(/^\[|\]$/g, '');
+
+/**
+ * Why `url`, when its host is an address, may not be a target under `public`; `undefined` when
+ * it may, or when its host is a name (a name is checked on what it resolves to).
+ */
+export function addressProblem(url: string): string | undefined {
+  const host = hostOf(url);
+  return isIP(host) && !isPublicAddress(host) ? `${host} is not a public address` : undefined;
+}
+
 /** Why `url` may not be a webhook target under `public`, or `undefined` when it may. */
 export async function targetProblem(url: string): Promise<string | undefined> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host)) return isPublicAddress(host) ? undefined : `${host} is not a public address`;
+  const host = hostOf(url);
+  if (isIP(host)) return addressProblem(url);
   let addresses: LookupAddress[];
   try {
     addresses = await lookupAll(host, { all: true, verbatim: true });

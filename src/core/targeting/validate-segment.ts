@@ -53,11 +53,7 @@ export function validateSegment(
     keys += items.length;
     out[field] = [...new Set(items as string[])];
   }
-  check(
-    keys <= TARGETING_LIMITS.segmentKeys,
-    'included',
-    `included and excluded hold at most ${TARGETING_LIMITS.segmentKeys} keys in all`,
-  );
+  checkSegmentKeys(keys);
   if ('rules' in s) {
     out.rules = (s.rules === null ? [] : list(s.rules, 'rules', TARGETING_LIMITS.rules)).map((item, i) => {
       const r = object(item, `rules[${i}]`);
@@ -66,4 +62,13 @@ export function validateSegment(
     });
   }
   return out;
+}
+
+/** Refuses a segment whose `included` and `excluded` lists hold more than the limit together. */
+export function checkSegmentKeys(keys: number): void {
+  check(
+    keys <= TARGETING_LIMITS.segmentKeys,
+    'included',
+    `included and excluded hold at most ${TARGETING_LIMITS.segmentKeys} keys in all`,
+  );
 }
