@@ -5,7 +5,15 @@
  * The single source for their meaning is `docs/protocol.md`.
  */
 
-import type { JsonValue, Prerequisite, Rule, Serve, Target } from './targeting/types.js';
+import type {
+  Clause,
+  JsonValue,
+  Prerequisite,
+  Rule,
+  Serve,
+  Target,
+  TargetingFields,
+} from './targeting/types.js';
 
 /** The flags `isEnabled` evaluates: on or off, for everyone or for a percentage. */
 export type FlagType = 'boolean' | 'rollout';
@@ -124,16 +132,35 @@ export interface UpdateWebhookInput {
 
 /**
  * A flag in the SDK representation (`GET /sdk/flags`, stream events): what local
- * evaluation needs, plus `version`, the environment revision of its last change.
+ * evaluation needs, plus `version`, the environment revision of its last change. A plain flag
+ * (`boolean` or `rollout` without targeting) is `{key, type, enabled, percentage?, version}`
+ * exactly; to an SDK that sends the targeting capability the server also sends the targeting
+ * fields that are set, as the management representation carries them (`docs/protocol.md` §12.6).
  */
-export interface SdkFlag {
+export interface SdkFlag extends TargetingFields {
   key: string;
-  type: FlagType;
+  type: AnyFlagType;
   enabled: boolean;
   /** Present on `rollout` flags only. */
   percentage?: number;
   version: number;
 }
+
+/**
+ * A segment in the SDK representation (`GET /sdk/flags` and `segments:updated` events, to SDKs
+ * with the targeting capability): what evaluation needs, no description.
+ */
+export interface SdkSegment {
+  key: string;
+  included: string[];
+  excluded: string[];
+  rules: Array<{ clauses: Clause[] }>;
+  /** The environment revision of its last change. */
+  version: number;
+}
+
+/** Data of a `segments:updated` stream event: the segment, or its deletion. */
+export type SdkSegmentUpdate = SdkSegment | { key: string; version: number; deleted: true };
 
 /** Body of `GET /sdk/flags` and data of the stream's `flags:sync` event. */
 export interface SdkSnapshot {
@@ -145,6 +172,8 @@ export interface SdkSnapshot {
   eventId: string;
   /** Every flag of the environment, by key. */
   flags: Record<string, SdkFlag>;
+  /** Every segment, by key: sent only to SDKs with the targeting capability. */
+  segments?: Record<string, SdkSegment>;
 }
 
 /** Data of a `flags:updated` stream event. */
