@@ -89,7 +89,7 @@ describe('FlagStore', () => {
     expect(store.apply({ ...flag('a', false, 6) }, 'E:6')).toMatchObject({ gap: false });
     expect(store.apply({ ...flag('b', true, 9) }, 'E:9')).toMatchObject({ gap: true });
     expect(store.apply({ ...flag('b', false, 10), deleted: true }, 'E:10')).toMatchObject({
-      change: { key: 'b', after: undefined },
+      changes: [{ key: 'b', after: undefined }],
     });
     expect(store.flags.has('b')).toBe(false);
     expect(store.apply({ ...flag('b', true, 9) }, 'E:9')).toBe('stale');

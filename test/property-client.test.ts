@@ -169,7 +169,7 @@ describe('FlagStore ordering (model-based)', () => {
         expect(store.replace(snapshotAt(h, ops.length))).toEqual([]);
         // Rollout prefixes exist for every rollout flag held.
         for (const [key, flag] of store.flags)
-          if (flag.type === 'rollout') expect(store.prefixes.has(key)).toBe(true);
+          if (flag.type === 'rollout') expect(store.entries.get(key)?.prefix).toBeDefined();
       }),
       1000,
     );
@@ -286,7 +286,7 @@ describe('evaluation', () => {
         const u = user as User;
         const store = new FlagStore();
         store.put(flag);
-        const prefix = store.prefixes.get(flag.key);
+        const prefix = store.entries.get(flag.key)?.prefix;
         const value = evaluateFlag(flag, u, defaultValue, prefix);
         const detail = evaluateDetail(flag, u, defaultValue, loaded, prefix);
         expect(value).toBe(detail.value);

@@ -8,13 +8,14 @@
  * the snapshot load, the stream and polling: `docs/protocol.md` §9), and here evaluation and
  * the listeners.
  */
-import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
 import { sdkFlag } from '../core/sdk-flag.js';
-import type { SdkFlag, SdkSnapshot } from '../core/types.js';
+import type { JsonValue } from '../core/targeting/types.js';
+import type { FlagDetail, SdkFlag, SdkSnapshot } from '../core/types.js';
+import { detailOf, kindOfDefault, type ValueKind, valueOf } from './evaluation.js';
 import { FlagStore } from './flag-store.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
 import { syncLoop } from './sync-loop.js';
-import type { FlagChange, FlagwireClient } from './types.js';
+import type { FlagChange, FlagwireClient, User } from './types.js';
 
 /**
  * Creates a client. Programmer errors (no `apiKey`, a bad `baseUrl`) throw here, at once.
@@ -39,7 +40,29 @@ export function clientParts(
   const o = resolveClientOptions(options);
   const { bootstrap } = o;
   const store = new FlagStore();
-  const { flags, prefixes } = store;
+  const { flags, entries, context } = store;
+  /** The value `flagKey` serves `user`; never throws (anything unexpected: the default). */
+  const value = <T>(flagKey: string, user: User | undefined, defaultValue: T, kind: ValueKind): T => {
+    try {
+      return valueOf(entries.get(flagKey), user, defaultValue, kind, context) as T;
+    } catch {
+      return defaultValue;
+    }
+  };
+  /** `value` with why; never throws. */
+  const detail = <T>(
+    flagKey: string,
+    user: User | undefined,
+    defaultValue: T,
+    kind: ValueKind,
+    named = true,
+  ): FlagDetail<T> => {
+    try {
+      return detailOf(entries.get(flagKey), user, defaultValue, kind, context, store.loaded, named);
+    } catch {
+      return { value: defaultValue, reason: 'ERROR' };
+    }
+  };
   const events = new EventTarget();
   const emit = (event: string, ...args: unknown[]) => {
     events.dispatchEvent(Object.assign(new Event(event), { args }));
@@ -61,21 +84,15 @@ export function clientParts(
   const client: FlagwireClient = {
     ...syncLoop(o, store, emit, emitChanges),
 
-    isEnabled(flagKey, user, defaultValue = false) {
-      try {
-        return evaluateFlag(flags.get(flagKey), user, defaultValue, prefixes.get(flagKey));
-      } catch {
-        return defaultValue === true;
-      }
-    },
-
-    isEnabledDetail(flagKey, user, defaultValue = false) {
-      try {
-        return evaluateDetail(flags.get(flagKey), user, defaultValue, store.loaded, prefixes.get(flagKey));
-      } catch {
-        return { value: defaultValue === true, reason: 'ERROR' };
-      }
-    },
+    isEnabled: (flagKey, user, defaultValue = false) =>
+      value(flagKey, user, defaultValue === true, 'boolean'),
+    isEnabledDetail: (flagKey, user, defaultValue = false) =>
+      detail(flagKey, user, defaultValue === true, 'boolean', false),
+    getString: (flagKey, user, defaultValue) => value(flagKey, user, defaultValue, 'string'),
+    getNumber: (flagKey, user, defaultValue) => value(flagKey, user, defaultValue, 'number'),
+    getJson: (flagKey, user, defaultValue) => value(flagKey, user, defaultValue, 'json'),
+    getDetail: ((flagKey: string, user: User | undefined, defaultValue: JsonValue) =>
+      detail(flagKey, user, defaultValue, kindOfDefault(defaultValue))) as FlagwireClient['getDetail'],
 
     // `fromEntries` defines each key as an own property: a key "__proto__" stays a flag.
     allFlags: () =>

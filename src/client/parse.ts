@@ -1,21 +1,35 @@
 /**
- * Checks of what the server sends (`docs/protocol.md` §5.2, §5.3) before the client trusts
- * it: a snapshot (a `GET /sdk/flags` body or a `flags:sync` event's data) and a
- * `flags:updated` event's data. Anything of another shape is refused, never half-applied.
+ * Checks of what the server sends (`docs/protocol.md` §5.2, §5.3, §12.6) before the client
+ * trusts it: a snapshot (a `GET /sdk/flags` body or a `flags:sync` event's data), a
+ * `flags:updated` event's data and a `segments:updated` event's data. Anything of another shape
+ * is refused, never half-applied. A flag of a type or with targeting this SDK does not know is
+ * accepted: it evaluates to the caller's default with reason `ERROR` (CONTRACT "Capabilities").
  */
-import type { SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
+import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const isVersion = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+const isKeyed = (v: unknown): v is { key: string; version: number } & Record<string, unknown> =>
+  isObject(v) && typeof v.key === 'string' && v.key !== '' && isVersion(v.version);
+
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string');
+
 const isSdkFlag = (v: unknown): v is SdkFlag =>
-  isObject(v) &&
-  typeof v.key === 'string' &&
-  v.key !== '' &&
-  (v.type === 'boolean' || (v.type === 'rollout' && typeof v.percentage === 'number')) &&
-  typeof v.enabled === 'boolean' &&
-  Number.isSafeInteger(v.version) &&
-  (v.version as number) >= 0;
+  isKeyed(v) &&
+  typeof v.type === 'string' &&
+  (v.type !== 'rollout' || typeof v.percentage === 'number') &&
+  typeof v.enabled === 'boolean';
+
+const isSdkSegment = (v: unknown): v is SdkSegment =>
+  isKeyed(v) && isStrings(v.included) && isStrings(v.excluded) && Array.isArray(v.rules);
+
+/** Whether every value of `record` passes `check` and is filed under its own key. */
+const keyed = (record: unknown, check: (v: unknown) => boolean): boolean =>
+  isObject(record) &&
+  Object.entries(record).every(([key, value]) => check(value) && (value as { key: string }).key === key);
 
 /** The snapshot, or `undefined` when `value` is not one. */
 export const parseSnapshot = (value: unknown): SdkSnapshot | undefined =>
@@ -23,8 +37,8 @@ export const parseSnapshot = (value: unknown): SdkSnapshot | undefined =>
   typeof value.epoch === 'string' &&
   typeof value.eventId === 'string' &&
   Number.isSafeInteger(value.revision) &&
-  isObject(value.flags) &&
-  Object.entries(value.flags).every(([key, flag]) => isSdkFlag(flag) && flag.key === key)
+  keyed(value.flags, isSdkFlag) &&
+  (value.segments === undefined || keyed(value.segments, isSdkSegment))
     ? (value as unknown as SdkSnapshot)
     : undefined;
 
@@ -33,3 +47,7 @@ export const parseFlagUpdate = (value: unknown): SdkFlagUpdate | undefined =>
   isSdkFlag(value) && [undefined, true].includes((value as SdkFlagUpdate).deleted)
     ? (value as SdkFlagUpdate)
     : undefined;
+
+/** The segment of a `segments:updated` event (or its deletion), or `undefined` when `value` is not one. */
+export const parseSegmentUpdate = (value: unknown): SdkSegmentUpdate | undefined =>
+  isSdkSegment(value) || (isKeyed(value) && value.deleted === true) ? (value as SdkSegmentUpdate) : undefined;

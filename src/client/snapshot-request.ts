@@ -25,7 +25,11 @@ export async function requestSnapshot(
 ): Promise<FlagwireError | undefined> {
   const url = `${o.base}/sdk/flags`;
   const exchange = startExchange(o.timeoutMs, signal, hold);
-  const headers: Record<string, string> = { authorization: o.authorization, accept: 'application/json' };
+  const headers: Record<string, string> = {
+    authorization: o.authorization,
+    accept: 'application/json',
+    'x-flagwire-capabilities': 'targeting',
+  };
   if (etag) headers['if-none-match'] = etag;
   try {
     const response = await exchange.race(

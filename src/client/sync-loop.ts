@@ -19,15 +19,23 @@
 import { Backoff } from '../core/backoff.js';
 import { startExchange } from '../core/deadline-exchange.js';
 import { later, type Timer } from '../core/timers.js';
-import type { SdkFlagUpdate, SdkSnapshot } from '../core/types.js';
+import type { SdkFlagUpdate, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 import { FlagwireError } from '../errors.js';
 import type { FlagStore } from './flag-store.js';
 import type { ResolvedClientOptions } from './options.js';
-import { parseFlagUpdate, parseSnapshot } from './parse.js';
+import { parseFlagUpdate, parseSegmentUpdate, parseSnapshot } from './parse.js';
 import { readyError } from './ready-error.js';
 import { requestSnapshot } from './snapshot-request.js';
 import { openStream } from './stream-attempt.js';
 import type { ClientStatus, ConnectionState, FlagChange, FlagwireClient } from './types.js';
+
+/** The stream frames the client applies, and how each one's data is checked (`docs/protocol.md` §5.3, §12.6). */
+const FRAMES: Record<string, (value: unknown) => SdkSnapshot | SdkFlagUpdate | SdkSegmentUpdate | undefined> =
+  {
+    'flags:sync': parseSnapshot,
+    'flags:updated': parseFlagUpdate,
+    'segments:updated': parseSegmentUpdate,
+  };
 
 /** The loop of a client with these flags and listeners: its `start`, `ready`, `status` and `close`. */
 export function syncLoop(
@@ -200,25 +208,28 @@ export function syncLoop(
   };
 
   /** Any stream event says the server is there; `open` opened it; frames are applied in order. */
-  const received = (name: string, event: MessageEvent) => {
+  const received = (name: string, event: { data: string; lastEventId: string }) => {
     lastContactAt = Date.now();
     if (name === 'open') return opened();
-    const sync = name === 'flags:sync';
-    if (!sync && name !== 'flags:updated') return;
-    let value: SdkSnapshot | SdkFlagUpdate | undefined;
+    const parse = Object.hasOwn(FRAMES, name) ? FRAMES[name] : undefined;
+    if (!parse) return;
+    let value: SdkSnapshot | SdkFlagUpdate | SdkSegmentUpdate | undefined;
     try {
-      value = (sync ? parseSnapshot : parseFlagUpdate)(JSON.parse(event.data));
+      value = parse(JSON.parse(event.data));
     } catch {}
     if (!value) {
       o.logger.warn(`bad ${name} event; reloading flags`);
       outOfStep();
-    } else if (sync) {
+    } else if (name === 'flags:sync') {
       applySnapshot(value as SdkSnapshot);
     } else {
-      const outcome = store.apply(value as SdkFlagUpdate, event.lastEventId);
+      const outcome =
+        name === 'flags:updated'
+          ? store.apply(value as SdkFlagUpdate, event.lastEventId)
+          : store.applySegment(value as SdkSegmentUpdate, event.lastEventId);
       if (outcome === 'foreign') outOfStep();
       else if (outcome !== 'stale') {
-        if (outcome.change) emitChanges([outcome.change]);
+        emitChanges(outcome.changes);
         if (outcome.gap) reload();
       }
     }

@@ -2,12 +2,23 @@
  * Public types of the SDK client. The evaluation's own types (`User`, `EvaluationReason`,
  * `EvaluationDetail`) live in `../core/types.ts`, with the evaluation; they are re-exported here.
  */
-import type { EvaluationDetail, SdkFlag, User } from '../core/types.js';
+import type { JsonValue } from '../core/targeting/types.js';
+import type { EvaluationDetail, FlagDetail, SdkFlag, User } from '../core/types.js';
 import type { FlagwireError } from '../errors.js';
 
-export type { EvaluationDetail, EvaluationReason, User } from '../core/types.js';
+export type {
+  EvaluationDetail,
+  EvaluationErrorCode,
+  EvaluationReason,
+  FlagDetail,
+  User,
+} from '../core/types.js';
 
-/** One applied change of one flag. `before`/`after` are absent for a created/deleted flag. */
+/**
+ * One applied change of one flag. `before`/`after` are absent for a created/deleted flag. A flag
+ * whose answers changed because a segment it names, or a prerequisite, changed is reported with
+ * `before` and `after` the same flag.
+ */
 export interface FlagChange {
   key: string;
   before: SdkFlag | undefined;
@@ -90,6 +101,28 @@ export interface FlagwireClient {
   isEnabled(flagKey: string, user?: User, defaultValue?: boolean): boolean;
   /** `isEnabled` with the reason and the bucket. Never throws. */
   isEnabledDetail(flagKey: string, user?: User, defaultValue?: boolean): EvaluationDetail;
+  /**
+   * The value a `string` flag serves `user`, decided locally. Never throws: an unknown flag, a
+   * flag of another type, a client that is not ready, or anything unexpected gives `defaultValue`.
+   */
+  getString(flagKey: string, user: User | undefined, defaultValue: string): string;
+  /** `getString` for a `number` flag. */
+  getNumber(flagKey: string, user: User | undefined, defaultValue: number): number;
+  /**
+   * `getString` for a `json` flag. The value is the flag's own, frozen (not a copy): `T` is what
+   * you expect it to hold, not checked.
+   */
+  getJson<T extends JsonValue = JsonValue>(flagKey: string, user: User | undefined, defaultValue: T): T;
+  /**
+   * The value with why: the variant, the reason, the rule or prerequisite that decided. The
+   * flag's type must fit `defaultValue` (a boolean: `boolean` and `rollout` flags; a string or a
+   * number: flags of that type; an object, array or `null`: `json` flags); otherwise
+   * `reason: 'ERROR'`, `errorCode: 'TYPE_MISMATCH'`. Never throws.
+   */
+  getDetail(flagKey: string, user: User | undefined, defaultValue: boolean): FlagDetail<boolean>;
+  getDetail(flagKey: string, user: User | undefined, defaultValue: string): FlagDetail<string>;
+  getDetail(flagKey: string, user: User | undefined, defaultValue: number): FlagDetail<number>;
+  getDetail<T extends JsonValue>(flagKey: string, user: User | undefined, defaultValue: T): FlagDetail<T>;
   /** A copy of every flag the client holds, by key. */
   allFlags(): Record<string, SdkFlag>;
   /** Subscribes; returns a function that unsubscribes. A throwing listener never stops the others. */

@@ -194,30 +194,60 @@ export interface ErrorBody {
  */
 export type User = string | { key?: string | null | undefined; [attribute: string]: unknown };
 
-/** Why an evaluation gave its value. */
+/** Why an evaluation gave its value (`docs/protocol.md` §6, §12.4). */
 export type EvaluationReason =
-  /** The flag is disabled. */
+  /** The flag is disabled: its off variant. */
   | 'OFF'
-  /** A boolean flag that is enabled. */
+  /** A boolean flag without targeting that is enabled. */
   | 'ON'
-  /** An enabled rollout flag whose bucket includes the user (or 100 %). */
+  /** An enabled rollout flag (without targeting) whose bucket includes the user (or 100 %). */
   | 'ROLLOUT_IN'
-  /** An enabled rollout flag whose bucket excludes the user (or 0 %). */
+  /** An enabled rollout flag (without targeting) whose bucket excludes the user (or 0 %). */
   | 'ROLLOUT_OUT'
-  /** An enabled rollout flag between 1 and 99 %, and a user without a key. */
+  /** A split (a rollout between 1 and 99 %) and a user without the value it buckets by. */
   | 'MISSING_USER_KEY'
+  /** A prerequisite did not serve one of its variants: the off variant (`prerequisiteKey`). */
+  | 'PREREQUISITE_FAILED'
+  /** The user's key is in one of the flag's targets. */
+  | 'TARGET_MATCH'
+  /** A rule matched (`ruleIndex`, `ruleId`). */
+  | 'RULE_MATCH'
+  /** No target or rule matched: the flag's fallthrough. */
+  | 'FALLTHROUGH'
   /** No flag of that key: the default was returned. */
   | 'FLAG_NOT_FOUND'
   /** No flags are loaded yet: the default was returned. */
   | 'NOT_READY'
-  /** Something unexpected happened: the default was returned. */
+  /** The flag is of another type (`errorCode: 'TYPE_MISMATCH'`), or cannot be evaluated: the default. */
   | 'ERROR';
 
-export interface EvaluationDetail {
-  value: boolean;
+/** Why an evaluation ended in `ERROR`. */
+export type EvaluationErrorCode =
+  /** The flag's type does not fit the call (`getString` on a number flag...). */
+  | 'TYPE_MISMATCH'
+  /** The flag uses something this SDK cannot evaluate (an operator of a newer server, a missing segment). */
+  | 'MALFORMED_FLAG';
+
+/** An answer with why (`getDetail`), for a value of type `T`. */
+export interface FlagDetail<T> {
+  value: T;
+  /** The variant served (`on`/`off` for boolean and rollout flags); absent when the default was returned. */
+  variant?: string;
   reason: EvaluationReason;
-  /** The user's bucket (1..100) when a rollout was decided by it. */
+  /** `RULE_MATCH`: the rule's position and id. */
+  ruleIndex?: number;
+  ruleId?: string;
+  /** `PREREQUISITE_FAILED`: the prerequisite that failed. */
+  prerequisiteKey?: string;
+  /** A rollout without targeting decided by the user's bucket: the bucket (1..100). */
   bucket?: number;
+  /** A split chose the variant (a rule's or the fallthrough's). */
+  split?: true;
   /** The flag's version (environment revision of its last change), when the flag exists. */
   version?: number;
+  /** `ERROR`: why. */
+  errorCode?: EvaluationErrorCode;
 }
+
+/** `isEnabledDetail`'s answer: a boolean with why. */
+export type EvaluationDetail = FlagDetail<boolean>;

@@ -1,33 +1,38 @@
 /**
- * `createTestClient({ flags })`: the client's interface in memory, for users' unit tests.
- * It is the real client in offline mode (the same evaluation, the same events), with
- * `set` and `remove` to change flags from a test. Synchronous; no network.
+ * `createTestClient({ flags, segments })`: the client's interface in memory, for users' unit
+ * tests. It is the real client in offline mode (the same evaluation, targeting included, the same
+ * events), with `set`, `remove`, `setSegment` and `removeSegment` to change things from a test.
+ * Synchronous; no network.
  */
 import { clientParts } from '../client/create-client.js';
 import type { FlagwireClient } from '../client/types.js';
 import { sdkFlag } from '../core/sdk-flag.js';
-import type { BooleanFlag, Flag, RolloutFlag } from '../core/types.js';
-
-/** Whether the client evaluates `flag` today: `string`, `number` and `json` flags give the default. */
-const evaluated = (flag: Flag): flag is BooleanFlag | RolloutFlag =>
-  flag.type === 'boolean' || flag.type === 'rollout';
+import type { Segment } from '../core/targeting/types.js';
+import type { Flag } from '../core/types.js';
 
 export interface TestClientOptions {
-  /** The flags to start with, in the management representation (`GET /flags`). */
+  /** The flags to start with, in the management representation (`GET /flags`), of any type. */
   flags?: readonly Flag[];
+  /** The segments their rules name, in the management representation (`GET /segments`). */
+  segments?: readonly Segment[];
 }
 
-/** A `FlagwireClient` in memory, plus ways to change its flags from a test. */
+/** A `FlagwireClient` in memory, plus ways to change its flags and segments from a test. */
 export interface TestClient extends FlagwireClient {
   /** Creates or replaces a flag; emits `change` (and `change:<key>`) like a live update. */
   set(flag: Flag): void;
   /** Removes a flag; emits `change` with `after: undefined`. An unknown key is ignored. */
   remove(key: string): void;
+  /** Creates or replaces a segment; emits `change` for every flag that names it. */
+  setSegment(segment: Segment): void;
+  /** Removes a segment; emits `change` for every flag that names it. An unknown key is ignored. */
+  removeSegment(key: string): void;
 }
 
 /**
- * Creates an in-memory client: ready at once, evaluating `flags` with the real client's rules
- * (`isEnabled` never throws), emitting the real events when a test calls `set` or `remove`.
+ * Creates an in-memory client: ready at once, evaluating `flags` and `segments` with the real
+ * client's rules (`isEnabled` and the getters never throw), emitting the real events when a
+ * test changes something.
  *
  * ```ts
  * const flags = createTestClient({
@@ -45,14 +50,32 @@ export function createTestClient(options: TestClientOptions = {}): TestClient {
     logger: false,
   });
   let version = 0;
-  for (const flag of options.flags ?? []) if (evaluated(flag)) store.put(sdkFlag(flag, ++version));
+  const segment = ({ key, included, excluded, rules }: Segment) => ({
+    key,
+    included,
+    excluded,
+    rules,
+    version: ++version,
+  });
+  for (const s of options.segments ?? []) store.putSegment(segment(s));
+  for (const flag of options.flags ?? []) store.put(sdkFlag(flag, ++version));
+  store.loaded = true;
   return Object.assign(client, {
     set(flag: Flag): void {
-      if (evaluated(flag)) emitChanges([store.put(sdkFlag(flag, ++version))]);
+      emitChanges(store.changed([store.put(sdkFlag(flag, ++version))], []));
     },
     remove(key: string): void {
       const change = store.drop(key);
-      if (change) emitChanges([change]);
+      if (change) emitChanges(store.changed([change], []));
+    },
+    setSegment(s: Segment): void {
+      store.putSegment(segment(s));
+      emitChanges(store.changed([], [s.key]));
+    },
+    removeSegment(key: string): void {
+      if (!store.segments.has(key)) return;
+      store.dropSegment(key);
+      emitChanges(store.changed([], [key]));
     },
   });
 }

@@ -1,0 +1,91 @@
+/**
+ * The client's typed evaluation (`docs/protocol.md` §9.1, §12.4) over the store's entries: a
+ * plain flag (boolean or rollout without targeting) through today's evaluation
+ * (`../core/evaluate.ts`), anything else through the one targeting evaluator
+ * (`../core/targeting/evaluate.ts`). `valueOf` is the hot path of `isEnabled`, `getString`,
+ * `getNumber` and `getJson`: one map lookup, nothing allocated; `detailOf` builds the answer
+ * with why.
+ */
+import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
+import { evaluateVariant, OUTCOME, type TargetingContext } from '../core/targeting/evaluate.js';
+import type { FlagDetail, User } from '../core/types.js';
+import type { FlagEntry } from './flag-store.js';
+
+/** What a call asks for: `boolean` (`isEnabled`) fits `boolean` and `rollout` flags. */
+export type ValueKind = 'boolean' | 'string' | 'number' | 'json';
+
+/** The kind of value a flag of `type` serves. */
+const kindOf = (type: string): string => (type === 'rollout' ? 'boolean' : type);
+
+/** The kind `getDetail(key, user, defaultValue)` asks for: objects, arrays and `null` ask for `json`. */
+export const kindOfDefault = (value: unknown): ValueKind => {
+  const type = typeof value;
+  return type === 'boolean' || type === 'string' || type === 'number' ? type : 'json';
+};
+
+/** Whether a flag of `type` answers a call for `kind`. */
+const fits = (type: string, kind: ValueKind): boolean => kindOf(type) === kind;
+
+/** The value `entry` serves `user`, or `defaultValue` (no flag, another kind, an error). */
+export function valueOf(
+  entry: FlagEntry | undefined,
+  user: User | undefined,
+  defaultValue: unknown,
+  kind: ValueKind,
+  context: TargetingContext,
+): unknown {
+  if (entry === undefined) return defaultValue;
+  if (entry.plain)
+    return kind === 'boolean'
+      ? evaluateFlag(entry.flag, user, defaultValue === true, entry.prefix)
+      : defaultValue;
+  const { compiled } = entry;
+  if (!fits(compiled.type, kind)) return defaultValue;
+  const index = evaluateVariant(compiled, user, context);
+  return index < 0 ? defaultValue : compiled.values[index];
+}
+
+/**
+ * `valueOf` with why (`loaded`: whether flags are loaded, for `NOT_READY`). `named`: a plain
+ * flag's answer names its variant too (`getDetail`; `isEnabledDetail` answers as it always has).
+ */
+export function detailOf<T>(
+  entry: FlagEntry | undefined,
+  user: User | undefined,
+  defaultValue: T,
+  kind: ValueKind,
+  context: TargetingContext,
+  loaded: boolean,
+  named: boolean,
+): FlagDetail<T> {
+  if (entry === undefined) return { value: defaultValue, reason: loaded ? 'FLAG_NOT_FOUND' : 'NOT_READY' };
+  const { compiled } = entry;
+  const { version } = entry.flag;
+  if (!fits(compiled.type, kind))
+    return { value: defaultValue, reason: 'ERROR', errorCode: 'TYPE_MISMATCH', version };
+  if (entry.plain) {
+    const detail = evaluateDetail(entry.flag, user, defaultValue === true, loaded, entry.prefix);
+    if (named) detail.variant = detail.value ? 'on' : 'off';
+    return detail as FlagDetail<unknown> as FlagDetail<T>;
+  }
+  const index = evaluateVariant(compiled, user, context);
+  const { reason } = OUTCOME;
+  if (index < 0) return { value: defaultValue, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', version };
+  const detail: FlagDetail<T> = {
+    value: compiled.values[index] as T,
+    variant: compiled.names[index]!,
+    reason,
+    version,
+  };
+  if (reason === 'RULE_MATCH') {
+    detail.ruleIndex = OUTCOME.ruleIndex;
+    detail.ruleId = OUTCOME.ruleId;
+    if (compiled.rules[OUTCOME.ruleIndex]!.serve.bounds.length > 0) detail.split = true;
+  } else if (reason === 'PREREQUISITE_FAILED') {
+    detail.prerequisiteKey = OUTCOME.prerequisiteKey;
+  } else if (reason === 'FALLTHROUGH' || reason === 'ROLLOUT_IN' || reason === 'ROLLOUT_OUT') {
+    if (compiled.fallthrough.bounds.length > 0) detail.split = true;
+  }
+  if (OUTCOME.bucket > 0) detail.bucket = OUTCOME.bucket;
+  return detail;
+}
