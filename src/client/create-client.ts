@@ -11,7 +11,7 @@
 import { sdkFlag } from '../core/sdk-flag.js';
 import type { JsonValue } from '../core/targeting/types.js';
 import type { FlagDetail, SdkFlag, SdkSnapshot } from '../core/types.js';
-import { detailOf, kindOfDefault, type ValueKind, valueOf } from './evaluation.js';
+import { kindOfDefault, servedDetail, servedValue, type ValueKind } from './evaluation.js';
 import { FlagStore } from './flag-store.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
 import { syncLoop } from './sync-loop.js';
@@ -44,7 +44,7 @@ export function clientParts(
   /** The value `flagKey` serves `user`; never throws (anything unexpected: the default). */
   const value = <T>(flagKey: string, user: User | undefined, defaultValue: T, kind: ValueKind): T => {
     try {
-      return valueOf(entries.get(flagKey), user, defaultValue, kind, context) as T;
+      return servedValue(entries.get(flagKey), user, defaultValue, kind, context) as T;
     } catch {
       return defaultValue;
     }
@@ -58,7 +58,7 @@ export function clientParts(
     named = true,
   ): FlagDetail<T> => {
     try {
-      return detailOf(entries.get(flagKey), user, defaultValue, kind, context, store.loaded, named);
+      return servedDetail(entries.get(flagKey), user, defaultValue, kind, context, store.loaded, named);
     } catch {
       return { value: defaultValue, reason: 'ERROR' };
     }

@@ -2,8 +2,8 @@
  * The client's typed evaluation (`docs/protocol.md` §9.1, §12.4) over the store's entries: a
  * plain flag (boolean or rollout without targeting) through today's evaluation
  * (`../core/evaluate.ts`), anything else through the one targeting evaluator
- * (`../core/targeting/evaluate.ts`). `valueOf` is the hot path of `isEnabled`, `getString`,
- * `getNumber` and `getJson`: one map lookup, nothing allocated; `detailOf` builds the answer
+ * (`../core/targeting/evaluate.ts`). `servedValue` is the hot path of `isEnabled`, `getString`,
+ * `getNumber` and `getJson`: one map lookup, nothing allocated; `servedDetail` builds the answer
  * with why.
  */
 import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
@@ -27,7 +27,7 @@ export const kindOfDefault = (value: unknown): ValueKind => {
 const fits = (type: string, kind: ValueKind): boolean => kindOf(type) === kind;
 
 /** The value `entry` serves `user`, or `defaultValue` (no flag, another kind, an error). */
-export function valueOf(
+export function servedValue(
   entry: FlagEntry | undefined,
   user: User | undefined,
   defaultValue: unknown,
@@ -46,10 +46,10 @@ export function valueOf(
 }
 
 /**
- * `valueOf` with why (`loaded`: whether flags are loaded, for `NOT_READY`). `named`: a plain
+ * `servedValue` with why (`loaded`: whether flags are loaded, for `NOT_READY`). `named`: a plain
  * flag's answer names its variant too (`getDetail`; `isEnabledDetail` answers as it always has).
  */
-export function detailOf<T>(
+export function servedDetail<T>(
   entry: FlagEntry | undefined,
   user: User | undefined,
   defaultValue: T,
