@@ -1,59 +1,72 @@
 /**
  * Flagwire's evaluation outcome in OpenFeature's vocabulary, as plain strings (no OpenFeature
  * package imported): one mapping for the server provider, the web provider and the reference
- * server's OFREP endpoints (`docs/protocol.md` §11), so all three answer alike.
- * ON → STATIC, OFF → DISABLED, a rollout → SPLIT (variants `on` / `off`); a rollout that needs
- * a `targetingKey` without one → TARGETING_KEY_MISSING.
+ * server's OFREP endpoints for plain flags (`docs/protocol.md` §11, §12.7), so all answer alike.
+ * ON → STATIC; OFF and PREREQUISITE_FAILED → DISABLED; a rollout → SPLIT (variants `on` / `off`);
+ * TARGET_MATCH and RULE_MATCH → TARGETING_MATCH; FALLTHROUGH → SPLIT when a split chose, DEFAULT
+ * otherwise; a split that needs a `targetingKey` without one → TARGETING_KEY_MISSING; a flag of
+ * another type → TYPE_MISMATCH.
  */
-import type { EvaluationDetail } from './types.js';
+import type { EvaluationReason, FlagDetail } from './types.js';
 
-export type OpenFeatureReason = 'STATIC' | 'DISABLED' | 'SPLIT' | 'ERROR';
+export type OpenFeatureReason = 'STATIC' | 'DISABLED' | 'SPLIT' | 'TARGETING_MATCH' | 'DEFAULT' | 'ERROR';
 export type OpenFeatureErrorCode =
   | 'FLAG_NOT_FOUND'
   | 'TARGETING_KEY_MISSING'
   | 'PROVIDER_NOT_READY'
+  | 'TYPE_MISMATCH'
   | 'GENERAL';
 
-export interface OpenFeatureOutcome {
+export interface OpenFeatureOutcome<T = boolean> {
   /** The value; absent on an error (the caller's default applies). */
-  value?: boolean;
+  value?: T;
   reason: OpenFeatureReason;
-  variant?: 'on' | 'off';
+  variant?: string;
   errorCode?: OpenFeatureErrorCode;
   errorMessage?: string;
-  /** The flag's version and, for a rollout decided by it, the user's bucket. */
-  metadata: { version?: number; bucket?: number };
+  /** The flag's version; the rule or prerequisite that decided; a rollout's bucket. */
+  metadata: {
+    version?: number;
+    bucket?: number;
+    ruleIndex?: number;
+    ruleId?: string;
+    prerequisiteKey?: string;
+  };
 }
 
-export function openFeatureOutcome(detail: EvaluationDetail): OpenFeatureOutcome {
+const REASONS: Partial<Record<EvaluationReason, OpenFeatureReason>> = {
+  ON: 'STATIC',
+  OFF: 'DISABLED',
+  PREREQUISITE_FAILED: 'DISABLED',
+  ROLLOUT_IN: 'SPLIT',
+  ROLLOUT_OUT: 'SPLIT',
+  TARGET_MATCH: 'TARGETING_MATCH',
+  RULE_MATCH: 'TARGETING_MATCH',
+};
+
+const ERRORS: Partial<Record<EvaluationReason, [OpenFeatureErrorCode, string]>> = {
+  MISSING_USER_KEY: [
+    'TARGETING_KEY_MISSING',
+    'this flag splits users by an attribute the context does not have (a targetingKey?)',
+  ],
+  FLAG_NOT_FOUND: ['FLAG_NOT_FOUND', 'flag not found'],
+  NOT_READY: ['PROVIDER_NOT_READY', 'flags not loaded yet'],
+};
+
+export function openFeatureOutcome<T>(detail: FlagDetail<T>): OpenFeatureOutcome<T> {
   const metadata: OpenFeatureOutcome['metadata'] = {};
-  if (detail.version !== undefined) metadata.version = detail.version;
-  if (detail.bucket !== undefined) metadata.bucket = detail.bucket;
-  switch (detail.reason) {
-    case 'ON':
-      return { value: true, reason: 'STATIC', variant: 'on', metadata };
-    case 'OFF':
-      return { value: false, reason: 'DISABLED', variant: 'off', metadata };
-    case 'ROLLOUT_IN':
-    case 'ROLLOUT_OUT':
-      return { value: detail.value, reason: 'SPLIT', variant: detail.value ? 'on' : 'off', metadata };
-    case 'MISSING_USER_KEY':
-      return {
-        reason: 'ERROR',
-        errorCode: 'TARGETING_KEY_MISSING',
-        errorMessage: 'this rollout needs a targetingKey in the evaluation context',
-        metadata,
-      };
-    case 'FLAG_NOT_FOUND':
-      return { reason: 'ERROR', errorCode: 'FLAG_NOT_FOUND', errorMessage: 'flag not found', metadata };
-    case 'NOT_READY':
-      return {
-        reason: 'ERROR',
-        errorCode: 'PROVIDER_NOT_READY',
-        errorMessage: 'flags not loaded yet',
-        metadata,
-      };
-    default:
-      return { reason: 'ERROR', errorCode: 'GENERAL', errorMessage: 'evaluation failed', metadata };
+  for (const field of ['version', 'bucket', 'ruleIndex', 'ruleId', 'prerequisiteKey'] as const)
+    if (detail[field] !== undefined) (metadata as Record<string, unknown>)[field] = detail[field];
+  const { reason } = detail;
+  const mapped = reason === 'FALLTHROUGH' ? (detail.split ? 'SPLIT' : 'DEFAULT') : REASONS[reason];
+  if (mapped) {
+    const variant = detail.variant ?? (detail.value ? 'on' : 'off');
+    return { value: detail.value, reason: mapped, variant, metadata };
   }
+  const [errorCode, errorMessage] =
+    ERRORS[reason] ??
+    (detail.errorCode === 'TYPE_MISMATCH'
+      ? ['TYPE_MISMATCH', 'the flag is of another type']
+      : ['GENERAL', 'evaluation failed']);
+  return { reason: 'ERROR', errorCode, errorMessage, metadata };
 }

@@ -1,13 +1,14 @@
 /**
  * What the server and the web provider share, with no OpenFeature package imported (so the web
  * provider's bundle carries no server SDK): the user of an evaluation context, the resolution of
- * an evaluation (`../core/openfeature-outcome.ts`), the answer to a type Flagwire flags are not,
- * and the client's events as provider events.
+ * an evaluation of any type (`../core/openfeature-outcome.ts`), and the client's events as
+ * provider events.
  */
 import { createClient } from '../client/create-client.js';
 import type { ClientOptions } from '../client/options.js';
-import type { EvaluationDetail, FlagwireClient, User } from '../client/types.js';
+import type { FlagDetail, FlagwireClient, User } from '../client/types.js';
 import { openFeatureOutcome } from '../core/openfeature-outcome.js';
+import type { JsonValue } from '../core/targeting/types.js';
 
 /** An evaluation context's `targetingKey` as the user key, its other attributes as attributes. */
 export function userOf(context: Readonly<Record<string, unknown>> | undefined): User {
@@ -22,12 +23,12 @@ export interface Resolution<T> {
   variant?: string;
   errorCode?: string;
   errorMessage?: string;
-  flagMetadata: Record<string, number>;
+  flagMetadata: Record<string, string | number>;
 }
 
-export function resolutionOf(detail: EvaluationDetail, defaultValue: boolean): Resolution<boolean> {
+export function resolutionOf<T>(detail: FlagDetail<T>, defaultValue: T): Resolution<T> {
   const outcome = openFeatureOutcome(detail);
-  const resolution: Resolution<boolean> = {
+  const resolution: Resolution<T> = {
     value: outcome.value ?? defaultValue,
     reason: outcome.reason,
     flagMetadata: outcome.metadata,
@@ -38,14 +39,18 @@ export function resolutionOf(detail: EvaluationDetail, defaultValue: boolean): R
   return resolution;
 }
 
-/** Flagwire flags are booleans: any other type resolves to the default with `TYPE_MISMATCH`. */
-export const mismatch = <T>(flagKey: string, defaultValue: T): Resolution<T> => ({
-  value: defaultValue,
-  reason: 'ERROR',
-  errorCode: 'TYPE_MISMATCH',
-  errorMessage: `flag ${JSON.stringify(flagKey)} is a boolean flag; Flagwire flags resolve only as booleans`,
-  flagMetadata: {},
-});
+/**
+ * How both providers resolve a flag of any type: the client's `getDetail` (the context's
+ * `targetingKey` as the user key, its other attributes as attributes) in OpenFeature's terms.
+ */
+export function resolve<T extends JsonValue>(
+  client: FlagwireClient,
+  flagKey: string,
+  defaultValue: T,
+  context: Readonly<Record<string, unknown>> | undefined,
+): Resolution<T> {
+  return resolutionOf(client.getDetail<T>(flagKey, userOf(context), defaultValue), defaultValue);
+}
 
 /** Provider event names; the same strings in the server and the web SDK. */
 export type ProviderEventName =

@@ -1,7 +1,8 @@
 /**
  * `FlagwireProvider`: an OpenFeature provider for `@openfeature/server-sdk` on the Flagwire
- * client. Booleans map onto `isEnabledDetail` with the context's `targetingKey` as the user
- * key; Flagwire reasons map onto OpenFeature's; flags are booleans, so other types resolve to
+ * client. Every type resolves through the client's `getDetail`, decided locally, with the
+ * context's `targetingKey` as the user key and its other attributes as attributes; Flagwire
+ * reasons map onto OpenFeature's (`docs/protocol.md` §12.7); a flag of another type resolves to
  * the default with `TYPE_MISMATCH`. Client events become provider events.
  */
 import {
@@ -13,7 +14,7 @@ import {
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
 import type { EvaluationDetail, FlagwireClient } from '../client/types.js';
-import { mismatch, ProviderClient, type ProviderClientOptions, resolutionOf, userOf } from './follow.js';
+import { ProviderClient, type ProviderClientOptions, resolutionOf, resolve } from './follow.js';
 
 /** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
 export type FlagwireProviderOptions = ProviderClientOptions;
@@ -50,21 +51,30 @@ export class FlagwireProvider implements Provider {
     defaultValue: boolean,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<boolean>> {
-    return toResolution(this.client.isEnabledDetail(flagKey, userOf(context), defaultValue), defaultValue);
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<boolean>;
   }
 
-  async resolveStringEvaluation(flagKey: string, defaultValue: string): Promise<ResolutionDetails<string>> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
+  async resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<string>> {
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<string>;
   }
 
-  async resolveNumberEvaluation(flagKey: string, defaultValue: number): Promise<ResolutionDetails<number>> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
+  async resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<number>> {
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<number>;
   }
 
   async resolveObjectEvaluation<T extends JsonValue>(
     flagKey: string,
     defaultValue: T,
+    context: EvaluationContext,
   ): Promise<ResolutionDetails<T>> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<typeof defaultValue>;
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<T>;
   }
 }

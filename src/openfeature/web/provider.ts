@@ -13,7 +13,7 @@ import {
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
 import type { FlagwireClient } from '../../client/types.js';
-import { mismatch, ProviderClient, type ProviderClientOptions, resolutionOf, userOf } from '../follow.js';
+import { ProviderClient, type ProviderClientOptions, resolve } from '../follow.js';
 
 /** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
 export type FlagwireWebProviderOptions = ProviderClientOptions;
@@ -50,19 +50,30 @@ export class FlagwireWebProvider implements Provider {
     defaultValue: boolean,
     context: EvaluationContext,
   ): ResolutionDetails<boolean> {
-    const detail = this.client.isEnabledDetail(flagKey, userOf(context), defaultValue);
-    return resolutionOf(detail, defaultValue) as ResolutionDetails<boolean>;
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<boolean>;
   }
 
-  resolveStringEvaluation(flagKey: string, defaultValue: string): ResolutionDetails<string> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<string>;
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): ResolutionDetails<string> {
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<string>;
   }
 
-  resolveNumberEvaluation(flagKey: string, defaultValue: number): ResolutionDetails<number> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<number>;
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): ResolutionDetails<number> {
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<number>;
   }
 
-  resolveObjectEvaluation<T extends JsonValue>(flagKey: string, defaultValue: T): ResolutionDetails<T> {
-    return mismatch(flagKey, defaultValue) as ResolutionDetails<T>;
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
+    return resolve(this.client, flagKey, defaultValue, context) as ResolutionDetails<T>;
   }
 }
