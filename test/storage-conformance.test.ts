@@ -60,7 +60,7 @@ const STORES: StoreKind[] = [
     place: async () => 'memory',
     create: () => createMemoryStorage<Op>(),
     // Its close() does nothing: a commit after it is made as before.
-    gaps: new Set<Gap>(['commit-after-close']),
+    gaps: new Set<Gap>(),
   },
   {
     name: 'journal',
@@ -101,7 +101,7 @@ const STORES: StoreKind[] = [
     },
     // takeLease only takes over an expired lease, whoever holds it; after close(), the ended pool
     // answers StorageUnavailableError ("retry shortly"), which never comes true.
-    gaps: new Set<Gap>(['renew-lease', 'commit-after-close']),
+    gaps: new Set<Gap>(),
   },
 ];
 

@@ -9,3 +9,13 @@ export class StorageUnavailableError extends Error {
     super(message, options);
   }
 }
+
+/** The storage was closed: nothing more is committed (a programming error, not a retry). */
+export class StorageClosedError extends Error {
+  override readonly name = 'StorageClosedError';
+  readonly code = 'CLOSED';
+
+  constructor() {
+    super('store: closed');
+  }
+}

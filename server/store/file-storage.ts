@@ -15,6 +15,7 @@
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type DirLock, lockDir } from './dir-lock.js';
+import { StorageClosedError } from './errors.js';
 import type { LoadedState, Memory, Storage } from './storage.js';
 
 export interface FileStorageOptions {
@@ -161,7 +162,7 @@ class FileStorage<Op> implements Storage<Op> {
 
   commit(_scope: string, plan: () => Op[]): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
-    if (this.#closed || !this.#journal || !this.#memory) return Promise.reject(new Error('store: closed'));
+    if (this.#closed || !this.#journal || !this.#memory) return Promise.reject(new StorageClosedError());
     let ops: Op[];
     try {
       ops = plan();

@@ -41,7 +41,8 @@ export interface Storage<Op> {
    * spans environments). `plan` runs under the scope's lock, against memory that holds every
    * entry committed to the scope, and the writes grouped before it in the same commit; `[]`
    * commits nothing, a throw refuses. Resolves once the entry is durable, in memory and
-   * published; rejects with what `plan` throws, or `StorageUnavailableError`.
+   * published; rejects with what `plan` throws, `StorageUnavailableError`, or, once `close()` was
+   * called, `StorageClosedError` (the plan does not run).
    */
   commit(scope: string, plan: () => Op[]): Promise<void>;
   /**
@@ -52,8 +53,9 @@ export interface Storage<Op> {
    */
   readSettled<T>(scope: string | null, read: () => T): Promise<T>;
   /**
-   * Takes the lease `name` for `ms` unless another instance holds it: answers `0` when taken,
-   * else the epoch milliseconds when to try again. A storage of one instance always grants it.
+   * Takes the lease `name` for `ms` unless another instance holds it (its holder renews it):
+   * answers `0` when taken, else the epoch milliseconds when to try again. A storage of one
+   * instance always grants it.
    */
   lease(name: string, ms: number): Promise<number>;
   /** Gives a lease back. */

@@ -5,14 +5,17 @@
 import type pg from 'pg';
 import { asStorageError } from './errors.js';
 
-/** Takes `name` for `owner` for `ms`: `0` when taken, else the epoch milliseconds when to try again. */
+/**
+ * Takes `name` for `owner` for `ms` (a holder renews it): `0` when taken, else the epoch
+ * milliseconds when to try again.
+ */
 export async function takeLease(pool: pg.Pool, name: string, owner: string, ms: number): Promise<number> {
   try {
     const taken = await pool.query(
       `INSERT INTO flagwire_leases (name, owner, until)
        VALUES ($1, $2, now() + $3 * interval '1 millisecond')
        ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-       WHERE flagwire_leases.until < now()`,
+       WHERE flagwire_leases.until < now() OR flagwire_leases.owner = excluded.owner`,
       [name, owner, ms],
     );
     if (taken.rowCount === 1) return 0;

@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { StorageUnavailableError } from '../errors.js';
+import { StorageClosedError, StorageUnavailableError } from '../errors.js';
 import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
 import { asStorageError, isUnavailable } from './errors.js';
@@ -170,6 +170,7 @@ class PostgresStorage<Op> implements Storage<Op> {
   }
 
   commit(scope: string, plan: () => Op[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new StorageClosedError());
     return new Promise((resolve, reject) => {
       const queue = this.#queues.get(scope);
       if (queue) queue.push({ plan, resolve, reject });
