@@ -3,7 +3,7 @@
  * layers (`docs/architecture.md`) and listen (`docs/protocol.md` §7).
  */
 import { createServer, type Server } from 'node:http';
-import { checkPattern, compileMatches } from '../src/core/targeting/patterns.js';
+import { checkPattern } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
@@ -26,7 +26,6 @@ import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
 import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
-import { setPatternCompiler } from './state/compiled.js';
 import { KeyRing } from './state/key-ring.js';
 import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
@@ -81,7 +80,6 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
     storage.attach(applier);
-    setPatternCompiler(compileMatches);
     const service = new FlagService(db, storage, checkPattern);
     // Every event stream (SDK, OFREP, dashboard) honours these; they share maxStreams and the total budget.
     const sse = new SseGroup({

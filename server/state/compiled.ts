@@ -3,7 +3,6 @@
  * what"), by the SDK's own compiler (`src/core/targeting`), once per stored version: a stored
  * flag or segment is never changed in place, so each object is compiled at most once.
  */
-import type { PatternCompiler } from '../../src/core/targeting/clauses.js';
 import {
   type CompiledFlag,
   type CompiledSegment,
@@ -11,17 +10,14 @@ import {
   compileSegment,
 } from '../../src/core/targeting/compile.js';
 import type { TargetingContext } from '../../src/core/targeting/evaluate.js';
+import { compileMatches } from '../../src/core/targeting/patterns.js';
 import type { Environment, StoredFlag, StoredSegment } from './model.js';
 
 const flags = new WeakMap<StoredFlag, CompiledFlag>();
 const segments = new WeakMap<StoredSegment, CompiledSegment>();
 const contexts = new WeakMap<Environment, TargetingContext>();
-let patterns: PatternCompiler | undefined;
-
-/** Sets the compiler of `matches` patterns (the SDK's linear-time matcher). */
-export function setPatternCompiler(compiler: PatternCompiler): void {
-  patterns = compiler;
-}
+/** `matches` patterns: the SDK's linear-time matcher. */
+const patterns = compileMatches;
 
 export function compiledFlag(flag: StoredFlag): CompiledFlag {
   let compiled = flags.get(flag);
