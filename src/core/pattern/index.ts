@@ -3,10 +3,14 @@
  * runtime (a pattern typed in a dashboard runs in every app that evaluates the flag). `parse.ts`
  * reads the pattern into a small program (`pieces.ts`, `charset.ts`) that `vm.ts` runs as a set of NFA
  * states advanced together over the input's code points: no backtracking.
+ *
+ * The SDK compiles with `parse` and `machine` directly (`../targeting/patterns.ts`): a pattern
+ * it cannot compile only needs to be malformed there, so it does not carry `messages.ts`.
  */
 import { PatternError } from './error.js';
+import { reason } from './messages.js';
 import { parse } from './parse.js';
-import { PATTERN_LIMITS } from './program.js';
+import { PATTERN_LIMITS, Refusal } from './program.js';
 import { machine } from './vm.js';
 
 export { PATTERN_LIMITS, PatternError };
@@ -24,7 +28,12 @@ export interface Pattern {
  *   a linear-time matcher cannot run (lookaround, backreferences), or it exceeds the limits.
  */
 export function compilePattern(source: string, caseInsensitive = false): Pattern {
-  return machine(parse(source, caseInsensitive));
+  try {
+    return machine(parse(source, caseInsensitive));
+  } catch (error) {
+    if (error instanceof Refusal) throw new PatternError(error.at, reason(source, error));
+    throw error;
+  }
 }
 
 /** Why `source` is refused (`PatternError`'s message), or `undefined` when it compiles. */

@@ -6,9 +6,8 @@
  * its group.
  */
 import { addNamed, addRange, type CharSet, charSet, finish, MAX_RUNE } from './charset.js';
-import { PatternError } from './error.js';
 import { alt, cat, type Piece, rep } from './pieces.js';
-import { Assert, Op, PATTERN_LIMITS, type Program } from './program.js';
+import { Assert, Op, PATTERN_LIMITS, type Program, Refusal, Why } from './program.js';
 
 /** Flags, in the order of `imsU` (`U` swaps greedy and lazy: no yes-or-no answer changes). */
 const FOLD = 1;
@@ -22,8 +21,6 @@ const OCTAL = /[0-7]{1,3}/y;
 /** A group name (RE2: letters, marks, digits and connectors). */
 const NAME = /^[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]+$/u;
 
-const NOTHING_TO_REPEAT = 'missing argument to repetition operator';
-
 const sticky = (re: RegExp, src: string, at: number): RegExpExecArray | null => {
   re.lastIndex = at;
   return re.exec(src);
@@ -34,10 +31,10 @@ export function parse(src: string, caseInsensitive: boolean): Program {
   const sets: RegExp[] = [];
   let i = 0;
   let flags = caseInsensitive ? FOLD : 0;
-  const fail = (reason: string, at = i): never => {
-    throw new PatternError(at, reason);
+  /** Refuses the construct `src.slice(at, end)`. */
+  const fail = (why: Why, at = i, end = i): never => {
+    throw new Refusal(why, at, end);
   };
-  const unsupported = (what: string, at = i): never => fail(`${what} is not supported (RE2 syntax)`, at);
   const folded = () => (flags & FOLD) > 0;
   const one = (set: CharSet, fold = folded()): Piece => finish(set, fold, ranges, sets);
 
@@ -73,10 +70,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       if (r) {
         if (src[i] === '?') i++; // lazy
         const again = i;
-        if (repetition())
-          src[again] === '+'
-            ? unsupported('possessive quantifier', again)
-            : fail('repeated quantifier', again);
+        if (repetition()) fail(src[again] === '+' ? Why.Possessive : Why.Repeated, again);
         item = rep(item, r[0], r[1], at);
       }
       cat(seq, item, start);
@@ -96,8 +90,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     const min = +m[1]!;
     const max = m[2] ? (m[3] ? +m[3] : -1) : min;
     const most = PATTERN_LIMITS.repeat;
-    if (min > most || max > most || (max >= 0 && max < min))
-      fail(`bad repetition ${m[0]}: counts go from 0 to ${most}, the least first`);
+    if (min > most || max > most || (max >= 0 && max < min)) fail(Why.BadRepetition, i, COUNTED.lastIndex);
     i = COUNTED.lastIndex;
     return [min, max];
   }
@@ -127,9 +120,9 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       case '*':
       case '+':
       case '?':
-        return fail(NOTHING_TO_REPEAT);
+        return fail(Why.NothingToRepeat);
       case '{':
-        if (repetition()) fail(NOTHING_TO_REPEAT, at);
+        if (repetition()) fail(Why.NothingToRepeat, at);
     }
     return literal(next());
   }
@@ -139,12 +132,12 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     if (src[i] !== '?') return body(flags, at);
     i++;
     const look = sticky(/<?[=!]/y, src, i);
-    if (look) unsupported(`${look[0][1] ? 'lookbehind' : 'lookahead'} (?${look[0]}`, at);
-    if (src.startsWith('P=', i)) unsupported('backreference (?P=', at);
+    if (look) fail(look[0][1] ? Why.Lookbehind : Why.Lookahead, at, i + look[0].length);
+    if (src.startsWith('P=', i)) fail(Why.NamedBackreference, at, i + 2);
     if (src.startsWith('P<', i) || src[i] === '<') {
       const start = src.indexOf('<', i) + 1;
       const end = src.indexOf('>', start);
-      if (end < 0 || !NAME.test(src.slice(start, end))) fail('bad group name', at);
+      if (end < 0 || !NAME.test(src.slice(start, end))) fail(Why.BadName, at);
       i = end + 1;
       return body(flags, at);
     }
@@ -159,10 +152,9 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       } else if (c === '-' && !negated) {
         negated = true;
         saw = false;
-      } else if (c === undefined) fail('missing )', at);
-      else unsupported(`group ${src.slice(at, i)}`, at);
+      } else fail(c === undefined ? Why.MissingParen : Why.Group, at);
     }
-    if (negated && !saw) fail(`bad flags ${src.slice(at, i)}`, at);
+    if (negated && !saw) fail(Why.BadFlags, at);
     if (src[i - 1] === ':') return body(f, at);
     flags = f;
     return undefined;
@@ -174,7 +166,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     flags = f;
     const p = alternation();
     flags = outer;
-    if (src[i++] !== ')') fail('missing )', at);
+    if (src[i++] !== ')') fail(Why.MissingParen, at);
     return p;
   }
 
@@ -187,7 +179,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       i += 2;
       return [Op.Assert, assertion, 0];
     }
-    if (c === 'C') unsupported('\\C (any byte)');
+    if (c === 'C') fail(Why.AnyByte);
     if (c === 'Q') {
       // Literal text up to \E; a repetition after it repeats its last code point.
       const end = src.indexOf('\\E', i + 2);
@@ -211,7 +203,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
   /** The escape at `i`: a code point, or -1 after adding a class (`\d`, `\pL`...) to `set`. */
   function escaped(set?: CharSet): number {
     const at = i++;
-    if (i >= src.length) fail('trailing \\', at);
+    if (i >= src.length) fail(Why.TrailingBackslash, at);
     const c = src[i++]!;
     if (set && 'dDsSwW'.includes(c)) {
       addNamed(set, c.toLowerCase(), c < 'a', folded());
@@ -226,7 +218,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     if (c === 'x') {
       const m = sticky(HEX, src, i);
       const code = m ? parseInt(m[1] ?? m[0], 16) : MAX_RUNE + 1;
-      if (code > MAX_RUNE) fail(`invalid escape ${src.slice(at, i + 1)}`, at);
+      if (code > MAX_RUNE) fail(Why.BadEscape, at, i + 1);
       i = HEX.lastIndex;
       return code;
     }
@@ -237,10 +229,10 @@ export function parse(src: string, caseInsensitive: boolean): Program {
         i += digits.length - 1;
         return parseInt(digits, 8);
       }
-      unsupported(`backreference \\${c}`, at);
+      fail(Why.Backreference, at);
     }
     if (c < '\x80' && !/[\dA-Za-z]/.test(c)) return c.charCodeAt(0);
-    return fail(`invalid escape ${src.slice(at, i)}`, at);
+    return fail(Why.BadEscape, at);
   }
 
   /** `\pL`, `\p{Greek}`, `\p{^Greek}`, `\PL`: a general category, a script or `Any`. */
@@ -248,7 +240,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     let name = src[i++] ?? '';
     if (name === '{') {
       const end = src.indexOf('}', i);
-      if (end < 0) fail(`missing } in ${src.slice(at, i)}`, at);
+      if (end < 0) fail(Why.MissingBrace, at);
       name = src.slice(i, end);
       i = end + 1;
     }
@@ -266,7 +258,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     const js = /^\w+$/.test(name)
       ? (name === 'Any' ? [name] : [`gc=${name}`, `sc=${name}`]).find(known)
       : undefined;
-    if (!js) fail(`unknown Unicode class ${src.slice(at, i)}`, at);
+    if (!js) fail(Why.UnknownProperty, at);
     set.p += `\\${negated ? 'P' : 'p'}{${js}}`;
     set.js = true;
   }
@@ -282,7 +274,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     }
     // A `]` first is literal; so is a `-` that makes no range.
     for (let first = true; first || src[i] !== ']'; first = false) {
-      if (i >= src.length) fail('missing ]', at);
+      if (i >= src.length) fail(Why.MissingBracket, at);
       const start = i;
       const end = src.startsWith('[:', i) ? src.indexOf(':]', i + 2) : -1;
       if (end >= 0) {
@@ -290,8 +282,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
         const negated = name[0] === '^';
         const base = negated ? name.slice(1) : name;
         i = end + 2;
-        if (base.length < 2 || !addNamed(set, base, negated, fold))
-          fail(`unknown POSIX class ${src.slice(start, i)}`, start);
+        if (base.length < 2 || !addNamed(set, base, negated, fold)) fail(Why.UnknownPosix, start);
         continue;
       }
       const lo = src[i] === '\\' ? escaped(set) : next();
@@ -300,7 +291,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       if (src[i] === '-' && i + 1 < src.length && src[i + 1] !== ']') {
         i++;
         hi = src[i] === '\\' ? escaped() : next();
-        if (hi < lo) fail(`bad range ${src.slice(start, i)}`, start);
+        if (hi < lo) fail(Why.BadRange, start);
       }
       addRange(set, lo, hi, fold);
     }
@@ -309,9 +300,9 @@ export function parse(src: string, caseInsensitive: boolean): Program {
   }
 
   const { length } = PATTERN_LIMITS;
-  if (src.length > length) fail(`a pattern is at most ${length} characters`, length);
+  if (src.length > length) fail(Why.TooLong, length);
   const root = alternation();
-  if (i < src.length) fail('unexpected )');
+  if (i < src.length) fail(Why.UnexpectedParen);
   root.push(Op.Match, 0, 0);
   return { code: Int32Array.from(root), ranges: Int32Array.from(ranges), sets };
 }

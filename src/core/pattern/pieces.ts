@@ -5,8 +5,7 @@
  * bounds the work per input code point. `m`: the largest product of nested repetition counts
  * inside, which RE2 caps at 1000.
  */
-import { PatternError } from './error.js';
-import { Op, PATTERN_LIMITS } from './program.js';
+import { Op, PATTERN_LIMITS, Refusal, Why } from './program.js';
 
 export type Piece = number[] & { m?: number };
 
@@ -14,7 +13,7 @@ const { program, repeat } = PATTERN_LIMITS;
 
 /** `at`: where the construct that made the program grow is. */
 const tooLarge = (at: number): never => {
-  throw new PatternError(at, `pattern too large: over ${program} instructions`);
+  throw new Refusal(Why.TooLarge, at, at);
 };
 const sized = (p: Piece, at: number): Piece => (p.length > 3 * program ? tooLarge(at) : p);
 
@@ -36,7 +35,7 @@ export function alt(a: Piece, b: Piece, at: number): Piece {
 export function rep(p: Piece, min: number, max: number, at: number): Piece {
   const n = p.length;
   const m = (p.m ?? 1) * Math.max(max < 0 ? min : max, 1);
-  if (m > repeat) throw new PatternError(at, `nested repetition over ${repeat} in all`);
+  if (m > repeat) throw new Refusal(Why.NestedRepetition, at, at);
   if ((n + 3) * Math.max(min, max, 1) > 3 * program) tooLarge(at);
   const out: Piece = [];
   for (let k = max < 0 && min > 0 ? 1 : 0; k < min; k++) out.push(...p);

@@ -40,6 +40,48 @@ export enum Assert {
   EndLine,
 }
 
+/**
+ * Why a pattern is refused. The parser throws only this number and where (`Refusal`): the
+ * words, which only the server's validation needs, are in `messages.ts`.
+ */
+export enum Why {
+  Possessive,
+  Repeated,
+  BadRepetition,
+  NothingToRepeat,
+  Lookahead,
+  Lookbehind,
+  NamedBackreference,
+  BadName,
+  MissingParen,
+  Group,
+  BadFlags,
+  AnyByte,
+  TrailingBackslash,
+  BadEscape,
+  Backreference,
+  MissingBrace,
+  UnknownProperty,
+  MissingBracket,
+  UnknownPosix,
+  BadRange,
+  TooLong,
+  UnexpectedParen,
+  TooLarge,
+  NestedRepetition,
+}
+
+/** A refused pattern: why, and the offending construct, `src.slice(at, end)`. */
+export class Refusal extends Error {
+  constructor(
+    readonly why: Why,
+    readonly at: number,
+    readonly end: number,
+  ) {
+    super(`bad pattern at ${at}`);
+  }
+}
+
 export interface Program {
   code: Int32Array;
   ranges: Int32Array;

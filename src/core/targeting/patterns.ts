@@ -3,19 +3,18 @@
  * to `compileFlag`/`compileSegment` by whoever evaluates `matches`, so a bundle that never does
  * carries no matcher. `caseInsensitive` compiles the pattern as if in `(?i)` (Unicode simple
  * case folding, as RE2): the attribute is not lowercased.
+ *
+ * A pattern the matcher refuses makes its flag or segment malformed, with a short reason (`bad
+ * pattern at 7`): the server refused it with the whole reason when it was saved (`checkPattern`).
  */
-import { compilePattern, PatternError, patternProblem } from '../pattern/index.js';
-import { MalformedClause, type PatternCompiler } from './clauses.js';
+import { patternProblem } from '../pattern/index.js';
+import { parse } from '../pattern/parse.js';
+import { machine } from '../pattern/vm.js';
+import type { PatternCompiler } from './clauses.js';
 import type { PatternCheck } from './validate-shape.js';
 
 export const compileMatches: PatternCompiler = (source, caseInsensitive) => {
-  let pattern: ReturnType<typeof compilePattern>;
-  try {
-    pattern = compilePattern(source, caseInsensitive);
-  } catch (error) {
-    if (error instanceof PatternError) throw new MalformedClause(error.message);
-    throw error;
-  }
+  const pattern = machine(parse(source, caseInsensitive));
   return (value) => typeof value === 'string' && pattern.test(value);
 };
 
