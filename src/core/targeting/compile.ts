@@ -7,7 +7,7 @@
 import type { FlagType } from '../types.js';
 import { type CompiledClause, compileClause, type PatternCompiler } from './clauses.js';
 import { type CompiledServe, compileServe, SPLIT_TOTAL } from './split.js';
-import type { JsonValue, Segment, TargetingFields } from './types.js';
+import type { Clause, JsonValue, Segment, TargetingFields } from './types.js';
 
 /** The fields of a flag on the wire that evaluation reads. */
 export interface FlagSource extends TargetingFields {
@@ -53,64 +53,67 @@ export interface CompiledSegment {
 
 const BOOLEAN_VARIANTS: Record<string, JsonValue> = { on: true, off: false };
 
+const clausesOf = (rule: { clauses: Clause[] }, patterns: PatternCompiler | undefined) =>
+  rule.clauses.map((clause) => compileClause(clause, patterns));
+
 /** Compiles a flag; never throws (a flag it cannot use is `malformed`). */
 export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): CompiledFlag {
-  const binary = flag.type === 'boolean' || flag.type === 'rollout';
+  const { key, type, targets, rules, prerequisites, fallthrough } = flag;
+  const binary = type === 'boolean' || type === 'rollout';
   const variants = binary ? BOOLEAN_VARIANTS : (flag.variants ?? {});
   const names = Object.keys(variants);
   const compiled: CompiledFlag = {
-    key: flag.key,
-    type: flag.type,
+    key,
+    type,
     enabled: flag.enabled,
     version: flag.version,
     names,
-    values: names.map((name) => variants[name]!),
+    values: Object.values(variants),
     off: 0,
     targets: undefined,
     rules: [],
     prerequisites: [],
     fallthrough: undefined as unknown as CompiledServe,
-    plain: !flag.targets?.length && !flag.rules?.length && !flag.prerequisites?.length && !flag.fallthrough,
+    plain: !targets?.length && !rules?.length && !prerequisites?.length && !fallthrough,
     malformed: undefined,
   };
   try {
     const indexOf = (name: string | null): number => {
-      const index = name === null ? -1 : names.indexOf(name);
+      const index = names.indexOf(name as string);
       if (index < 0) throw new Error(`no variant ${JSON.stringify(name)}`);
       return index;
     };
-    if (names.length === 0) throw new Error('a flag has variants');
     compiled.off = indexOf(binary ? 'off' : (flag.offVariant ?? names[0]!));
-    const salt = flag.salt ?? flag.key;
-    const percentage = flag.type === 'rollout' ? (flag.percentage ?? 0) : 0;
+    const salt = flag.salt ?? key;
     // A rollout's fallthrough is its percentage, as a split of `on` and `off` (NaN: no one).
-    const onWeight = percentage >= 100 ? SPLIT_TOTAL : percentage > 0 ? Math.round(percentage * 1000) : 0;
+    const percentage = flag.percentage ?? 0;
+    const on = percentage >= 100 ? SPLIT_TOTAL : percentage > 0 ? Math.round(percentage * 1000) : 0;
     compiled.fallthrough = compileServe(
-      flag.type === 'rollout'
+      type === 'rollout'
         ? {
             split: [
-              { variant: 'on', weight: onWeight },
-              { variant: 'off', weight: SPLIT_TOTAL - onWeight },
+              { variant: 'on', weight: on },
+              { variant: 'off', weight: SPLIT_TOTAL - on },
             ],
           }
-        : (flag.fallthrough ?? { variant: binary ? 'on' : names[0]! }),
+        : (fallthrough ?? { variant: binary ? 'on' : names[0]! }),
       salt,
       indexOf,
     );
-    if (flag.targets?.length) {
-      const targets = new Map<string, number>();
-      for (const target of flag.targets) {
+    if (targets?.length) {
+      const map = new Map<string, number>();
+      for (const target of targets) {
         const index = indexOf(target.variant);
-        for (const key of target.keys) if (!targets.has(key)) targets.set(key, index);
+        for (const user of target.keys) if (!map.has(user)) map.set(user, index);
       }
-      compiled.targets = targets;
+      compiled.targets = map;
     }
-    compiled.rules = (flag.rules ?? []).map((rule) => ({
+    compiled.rules = (rules ?? []).map((rule) => ({
       id: rule.id,
-      clauses: rule.clauses.map((clause) => compileClause(clause, patterns)),
+      clauses: clausesOf(rule, patterns),
       serve: compileServe(rule.serve, salt, (name) => (name === null ? -1 : indexOf(name))),
     }));
-    compiled.prerequisites = (flag.prerequisites ?? []).map((p) => ({
+    compiled.prerequisites = (prerequisites ?? []).map((p) => ({
       flag: p.flag,
       variants: new Set(p.variants),
     }));
@@ -130,8 +133,8 @@ export function compileSegment(segment: Segment, patterns?: PatternCompiler): Co
   };
   try {
     compiled.rules = segment.rules.map((rule) => {
-      const clauses = rule.clauses.map((clause) => compileClause(clause, patterns));
-      if (clauses.some((clause) => clause.segments)) throw new Error('segments do not reference segments');
+      const clauses = clausesOf(rule, patterns);
+      if (clauses.some((clause) => clause.segments)) throw new Error('a segment names a segment');
       return clauses;
     });
   } catch (error) {

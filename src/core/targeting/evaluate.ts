@@ -19,7 +19,8 @@
  * allocates nothing.
  */
 import type { User } from '../types.js';
-import { allHold, type SegmentLookup } from './clauses.js';
+import { attributeOf } from './attributes.js';
+import type { CompiledClause } from './clauses.js';
 import type { CompiledFlag, CompiledSegment } from './compile.js';
 import { sliceAt, splitPoint } from './split.js';
 
@@ -70,39 +71,44 @@ const MAX_DEPTH = 5;
 
 class EvaluationError extends Error {}
 
-/** Whether `user` is in `segment`: included, else not when excluded, else when a rule holds. */
-function inSegment(segment: CompiledSegment, user: User | undefined, lookup: SegmentLookup): boolean {
-  if (segment.malformed) throw new EvaluationError(`segment: ${segment.malformed}`);
-  const key = typeof user === 'string' ? user : user?.key;
-  if (typeof key === 'string') {
-    if (segment.included.has(key)) return true;
-    if (segment.excluded.has(key)) return false;
+const fail = (why: string): never => {
+  throw new EvaluationError(why);
+};
+
+/** Whether every clause holds (no clauses: everyone). */
+function allHold(
+  clauses: readonly CompiledClause[],
+  user: User | undefined,
+  context: TargetingContext,
+): boolean {
+  for (let i = 0; i < clauses.length; i++) {
+    const { segments, negate } = clauses[i]!;
+    let holds = false;
+    if (segments)
+      for (let k = 0; k < segments.length && !holds; k++) holds = inSegment(segments[k]!, user, context);
+    else holds = clauses[i]!.holds(attributeOf(user, clauses[i]!.path));
+    if (holds === negate) return false;
   }
-  for (let i = 0; i < segment.rules.length; i++) if (allHold(segment.rules[i]!, user, lookup)) return true;
+  return true;
+}
+
+/** Whether `user` is in segment `key`: included, else not when excluded, else when a rule holds. */
+function inSegment(key: string, user: User | undefined, context: TargetingContext): boolean {
+  const segment = context.segment(key) ?? fail(`no segment ${JSON.stringify(key)}`);
+  if (segment.malformed) fail(`segment: ${segment.malformed}`);
+  const userKey = attributeOf(user, 'key');
+  if (typeof userKey === 'string') {
+    if (segment.included.has(userKey)) return true;
+    if (segment.excluded.has(userKey)) return false;
+  }
+  for (let i = 0; i < segment.rules.length; i++) if (allHold(segment.rules[i]!, user, context)) return true;
   return false;
 }
 
-/** The segment lookup of clauses, over a context (one per context, made once). */
-const lookups = new WeakMap<TargetingContext, SegmentLookup>();
-
-function lookupOf(context: TargetingContext): SegmentLookup {
-  let lookup = lookups.get(context);
-  if (!lookup) {
-    const made: SegmentLookup = {
-      inSegment(key, user) {
-        const segment = context.segment(key);
-        if (!segment) throw new EvaluationError(`no segment ${JSON.stringify(key)}`);
-        return inSegment(segment, user, made);
-      },
-    };
-    lookup = made;
-    lookups.set(context, lookup);
-  }
-  return lookup;
-}
-
-function settle(reason: TargetingReason, index: number): number {
+/** Records why (a plain rollout's `bucket`, else 0) and answers `index`. */
+function settle(reason: TargetingReason, index: number, bucket = 0): number {
   OUTCOME.reason = reason;
+  OUTCOME.bucket = bucket;
   return index;
 }
 
@@ -112,31 +118,26 @@ function variantOf(
   context: TargetingContext,
   depth: number,
 ): number {
-  if (flag.malformed) throw new EvaluationError(flag.malformed);
-  OUTCOME.bucket = 0;
+  if (flag.malformed) fail(flag.malformed);
   if (!flag.enabled) return settle('OFF', flag.off);
   for (let i = 0; i < flag.prerequisites.length; i++) {
     const prerequisite = flag.prerequisites[i]!;
     const parent = context.flag(prerequisite.flag);
     if (!parent || depth >= MAX_DEPTH)
-      throw new EvaluationError(`prerequisite ${JSON.stringify(prerequisite.flag)} cannot be evaluated`);
-    const served = variantOf(parent, user, context, depth + 1);
-    if (!prerequisite.variants.has(parent.names[served]!)) {
+      fail(`prerequisite ${JSON.stringify(prerequisite.flag)} cannot be evaluated`);
+    if (!prerequisite.variants.has(parent!.names[variantOf(parent!, user, context, depth + 1)]!)) {
       OUTCOME.prerequisiteKey = prerequisite.flag;
-      OUTCOME.bucket = 0;
       return settle('PREREQUISITE_FAILED', flag.off);
     }
   }
-  OUTCOME.bucket = 0;
   if (flag.targets) {
-    const key = typeof user === 'string' ? user : user?.key;
+    const key = attributeOf(user, 'key');
     const target = typeof key === 'string' ? flag.targets.get(key) : undefined;
     if (target !== undefined) return settle('TARGET_MATCH', target);
   }
-  const lookup = flag.rules.length > 0 ? lookupOf(context) : undefined;
   for (let i = 0; i < flag.rules.length; i++) {
     const rule = flag.rules[i]!;
-    if (!allHold(rule.clauses, user, lookup!)) continue;
+    if (!allHold(rule.clauses, user, context)) continue;
     const { serve } = rule;
     let index = serve.fixed;
     if (index === -1) {
@@ -152,13 +153,14 @@ function variantOf(
   const { fallthrough } = flag;
   const rollout = flag.plain && flag.type === 'rollout';
   let index = fallthrough.fixed;
+  let bucket = 0;
   if (index === -1) {
     const point = splitPoint(fallthrough, user);
     if (point < 0) return settle('MISSING_USER_KEY', flag.off);
     index = sliceAt(fallthrough, point);
-    if (rollout) OUTCOME.bucket = Math.floor(point / 1000) + 1;
+    if (rollout) bucket = Math.floor(point / 1000) + 1;
   }
-  if (rollout) return settle(index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN', index);
+  if (rollout) return settle(index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN', index, bucket);
   return settle(flag.plain ? 'ON' : 'FALLTHROUGH', index);
 }
 
@@ -176,7 +178,6 @@ export function evaluateVariant(
   } catch (error) {
     if (!(error instanceof EvaluationError)) throw error;
     OUTCOME.error = error.message;
-    OUTCOME.bucket = 0;
     return settle('ERROR', -1);
   }
 }

@@ -31,27 +31,25 @@ export interface CompiledServe {
  */
 export type VariantIndex = (name: string | null) => number;
 
+const NONE = new Int32Array(0);
+
 /** Compiles a serve; `salt` is the flag's (`salt`, else its key). */
 export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex): CompiledServe {
-  if ('variant' in serve) {
-    const fixed = indexOf(serve.variant);
-    return { fixed, bounds: new Int32Array(0), slices: new Int32Array(0), bucketBy: [], prefix: undefined };
-  }
+  if ('variant' in serve)
+    return { fixed: indexOf(serve.variant), bounds: NONE, slices: NONE, bucketBy: [], prefix: undefined };
   const { split } = serve;
-  if (!Array.isArray(split) || split.length === 0) throw new Error('a split has slices');
   const bounds = new Int32Array(split.length);
   const slices = new Int32Array(split.length);
   let sum = 0;
   let fixed = -1;
-  split.forEach((slice, i) => {
-    if (!Number.isInteger(slice.weight) || slice.weight < 0) throw new Error('weights are integers');
-    sum += slice.weight;
-    bounds[i] = sum;
-    slices[i] = indexOf(slice.variant);
+  split.forEach(({ variant, weight }, i) => {
+    if (!Number.isInteger(weight) || weight < 0) sum = Number.NaN;
+    bounds[i] = sum += weight;
+    slices[i] = indexOf(variant);
     // All the weight on one slice: no bucket needed (a `null` one still needs none: it never serves).
-    if (slice.weight === SPLIT_TOTAL) fixed = slices[i]! >= 0 ? slices[i]! : -2;
+    if (weight === SPLIT_TOTAL) fixed = slices[i]! >= 0 ? slices[i]! : -2;
   });
-  if (sum !== SPLIT_TOTAL) throw new Error('weights sum to 100000');
+  if (sum !== SPLIT_TOTAL) throw new Error('bad split');
   const by = serve.bucketBy ?? 'key';
   const bucketBy = (Array.isArray(by) ? by : [by]).map(attributePath);
   return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`) };

@@ -1,17 +1,27 @@
 /**
  * Reading clause values and user attributes as numbers, times, versions and IP addresses
  * (`docs/protocol.md` §12.2). A clause's values are parsed once, when the flag is compiled; a
- * user's attribute on every evaluation, so these parse into module scratch instead of
- * allocating.
+ * user's attribute on every evaluation, into the caller's scratch where the result is an object.
  */
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d)$/;
+/**
+ * SemVer 2.0.0 with `minor` and `patch` optional: numbers without leading zeros; pre-release
+ * identifiers (captured) and build identifiers (ignored), numeric ones without leading zeros.
+ */
+const SEMVER =
+  /^(0|[1-9]\d*)(?:\.(0|[1-9]\d*)(?:\.(0|[1-9]\d*))?)?(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][\dA-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][\dA-Za-z-]*))*))?(?:\+(?:0|[1-9]\d*|\d*[A-Za-z-][\dA-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][\dA-Za-z-]*))*)?$/;
+/** A decimal byte, 0 to 255, without leading zeros. */
+const IPV4 =
+  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+const HEX_GROUP = /^[\da-f]{1,4}$/i;
 
 /** A number, or a string in JSON number syntax, as a number; `NaN` for anything else. */
 export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
-  return typeof value === 'string' && JSON_NUMBER.test(value) ? Number(value) : Number.NaN;
+  return typeof value === 'string' && JSON_NUMBER.test(value) ? +value : Number.NaN;
 }
 
 /** Epoch milliseconds, or an RFC 3339 date-time with an offset, as epoch milliseconds; `NaN` else. */
@@ -30,50 +40,17 @@ export interface Version {
   pre: string;
 }
 
-/** Reads a digit run at `at` with no leading zero; answers its end, or -1. */
-function digits(text: string, at: number): number {
-  let end = at;
-  while (end < text.length && (text.charCodeAt(end) - 48) >>> 0 < 10) end++;
-  return end === at || (text.charCodeAt(at) === 48 && end - at > 1) ? -1 : end;
-}
-
-/** Whether `part` is dot-separated identifiers of `[0-9A-Za-z-]`, numeric ones without a leading zero. */
-function identifiers(part: string): boolean {
-  for (const id of part.split('.')) {
-    if (!/^[0-9A-Za-z-]+$/.test(id) || (/^\d+$/.test(id) && id.length > 1 && id[0] === '0')) return false;
-  }
-  return true;
-}
-
 /**
  * Parses `text` into `out`: `1`, `1.2`, `1.2.3`, with an optional `-pre.release` and `+build`
  * (ignored). A leading `v` or anything else invalid answers `false`.
  */
 export function parseVersion(text: unknown, out: Version): boolean {
-  if (typeof text !== 'string') return false;
-  const parts = [0, 0, 0];
-  let at = 0;
-  for (let i = 0; i < 3; i++) {
-    const end = digits(text, at);
-    if (end < 0) return false;
-    parts[i] = Number(text.slice(at, end));
-    at = end;
-    if (text[at] !== '.') break;
-    at++;
-    if (i === 2) return false;
-  }
-  let pre = '';
-  if (text[at] === '-') {
-    const plus = text.indexOf('+', at);
-    pre = text.slice(at + 1, plus < 0 ? text.length : plus);
-    if (!identifiers(pre)) return false;
-    at = plus < 0 ? text.length : plus;
-  }
-  if (at < text.length && (text[at] !== '+' || !identifiers(text.slice(at + 1)))) return false;
-  out.major = parts[0]!;
-  out.minor = parts[1]!;
-  out.patch = parts[2]!;
-  out.pre = pre;
+  const m = typeof text === 'string' && SEMVER.exec(text);
+  if (!m) return false;
+  out.major = +m[1]!;
+  out.minor = +(m[2] ?? 0);
+  out.patch = +(m[3] ?? 0);
+  out.pre = m[4] ?? '';
   return true;
 }
 
@@ -90,8 +67,7 @@ export function compareVersions(a: Version, b: Version): number {
     if (p === q) continue;
     const pn = /^\d+$/.test(p);
     const qn = /^\d+$/.test(q);
-    if (pn && qn) return Number(p) - Number(q);
-    return pn ? -1 : qn ? 1 : p < q ? -1 : 1;
+    return pn && qn ? +p - +q : pn ? -1 : qn ? 1 : p < q ? -1 : 1;
   }
   return x.length - y.length;
 }
@@ -101,39 +77,34 @@ export function compareVersions(a: Version, b: Version): number {
  * `::ffff:a.b.c.d`, in groups 6 and 7). Answers 4, 6, or 0 when it is not an address.
  */
 export function parseIp(text: string, out: Uint16Array): 0 | 4 | 6 {
-  if (text.indexOf(':') < 0) return ipv4(text, out, 6) ? 4 : 0;
   out.fill(0);
-  const gap = text.indexOf('::');
-  if (gap !== text.lastIndexOf('::')) return 0;
-  const head = gap < 0 ? text : text.slice(0, gap);
-  const tail = gap < 0 ? '' : text.slice(gap + 2);
+  // A dotted quad, alone or as the last 32 bits of IPv6: hexadecimal groups `0:0` until read.
+  const colon = text.lastIndexOf(':');
+  const quad = text.slice(colon + 1);
+  const v4 = quad.includes('.');
+  if (colon < 0) return v4 && ipv4(quad, out) ? 4 : 0;
+  const [head, tail, more] = (v4 ? `${text.slice(0, colon + 1)}0:0` : text).split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const last = (right.length ? right : left).at(-1) ?? '';
-  const v4 = last.indexOf('.') >= 0;
-  const count = left.length + right.length + (v4 ? 1 : 0);
-  if (gap < 0 ? count !== 8 : count > 7) return 0;
-  const put = (groups: string[], at: number): boolean =>
-    groups.every((group, i) => {
-      if (v4 && groups === (right.length ? right : left) && i === groups.length - 1) return true;
-      if (!/^[0-9a-fA-F]{1,4}$/.test(group)) return false;
-      out[at + i] = Number.parseInt(group, 16);
-      return true;
-    });
-  if (!put(left, 0) || !put(right, 8 - right.length - (v4 ? 1 : 0))) return 0;
-  if (v4 && !ipv4(last, out, 6)) return 0;
-  const mapped = !(out[0]! | out[1]! | out[2]! | out[3]! | out[4]!) && out[5] === 0xffff;
-  return mapped ? 4 : 6;
+  const gap = 8 - left.length - right.length;
+  if (more !== undefined || (tail === undefined ? gap : gap < 1)) return 0;
+  const groups = [...left, ...Array(gap).fill('0'), ...right];
+  for (let i = 0; i < 8; i++) {
+    if (!HEX_GROUP.test(groups[i]!)) return 0;
+    out[i] = Number.parseInt(groups[i]!, 16);
+  }
+  if (v4 && !ipv4(quad, out)) return 0;
+  return !(out[0]! | out[1]! | out[2]! | out[3]! | out[4]!) && out[5] === 0xffff ? 4 : 6;
 }
 
-function ipv4(text: string, out: Uint16Array, at: number): boolean {
-  const parts = text.split('.');
-  if (parts.length !== 4) return false;
-  const bytes = parts.map((p) => (/^(?:0|[1-9]\d{0,2})$/.test(p) ? Number(p) : 256));
-  if (bytes.some((b) => b > 255)) return false;
-  out[at] = (bytes[0]! << 8) | bytes[1]!;
-  out[at + 1] = (bytes[2]! << 8) | bytes[3]!;
-  return true;
+/** Reads a dotted quad into groups 6 and 7. */
+function ipv4(text: string, out: Uint16Array): boolean {
+  const m = IPV4.exec(text);
+  if (m) {
+    out[6] = (+m[1]! << 8) | +m[2]!;
+    out[7] = (+m[3]! << 8) | +m[4]!;
+  }
+  return !!m;
 }
 
 /** An address range: its family, first groups and how many leading bits count. */
@@ -149,11 +120,10 @@ export function parseRange(text: unknown): IpRange | undefined {
   const slash = text.indexOf('/');
   const groups = new Uint16Array(8);
   const family = parseIp(slash < 0 ? text : text.slice(0, slash), groups);
-  if (!family) return undefined;
   const max = family === 4 ? 32 : 128;
-  const suffix = slash < 0 ? String(max) : text.slice(slash + 1);
-  if (!/^(?:0|[1-9]\d{0,2})$/.test(suffix) || Number(suffix) > max) return undefined;
-  return { family, groups, bits: Number(suffix) };
+  const suffix = text.slice(slash + 1);
+  const bits = slash < 0 ? max : /^(?:0|[1-9]\d{0,2})$/.test(suffix) ? +suffix : 999;
+  return family && bits <= max ? { family, groups, bits } : undefined;
 }
 
 /** Whether the address parsed into `groups` (of `family`) lies in `range`. */
