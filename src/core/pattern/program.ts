@@ -30,7 +30,7 @@ export enum Op {
   Match,
 }
 
-/** Assertions, in the order of `\A \z \b \B`, then `^` and `$` under `(?m)`. */
+/** Assertions, in the order of `\A \z \b \B`, then `^` and `$` under `(?m)` (`vm.ts` reads their bits). */
 export enum Assert {
   BeginText,
   EndText,

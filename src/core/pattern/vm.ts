@@ -13,22 +13,15 @@ export let lastSteps = 0;
 /** ASCII word characters (`\b` is ASCII in RE2); -1 (outside the input) is not one. */
 const word = (c: number): boolean => c === 95 || (c > 47 && c < 58) || ((c | 32) > 96 && (c | 32) < 123);
 
-function holds(assertion: number, s: string, pos: number): boolean {
+/** Whether `assertion` holds at `pos` of `s` (`Assert`: bit 1 for the word boundaries, bit 0 for the ends). */
+function holds(assertion: Assert, s: string, pos: number): boolean {
   // Never read outside the string: engines take a slow path for that.
   const before = pos > 0 ? s.charCodeAt(pos - 1) : -1;
   const after = pos < s.length ? s.charCodeAt(pos) : -1;
-  switch (assertion) {
-    case Assert.BeginText:
-      return pos === 0;
-    case Assert.EndText:
-      return pos === s.length;
-    case Assert.BeginLine:
-      return pos === 0 || before === 10;
-    case Assert.EndLine:
-      return pos === s.length || after === 10;
-    default:
-      return (word(before) !== word(after)) === (assertion === Assert.WordBoundary);
-  }
+  if (assertion & 2) return (word(before) !== word(after)) === (assertion === Assert.WordBoundary);
+  const c = assertion & 1 ? after : before;
+  // The text's edge, or (`(?m)`'s lines) a newline.
+  return c < 0 || (assertion > Assert.NotWordBoundary && c === 10);
 }
 
 /** Whether the state at `pc` consumes the code point at `pos` of `s`. */

@@ -22,7 +22,7 @@ import type { User } from '../types.js';
 import { attributeOf } from './attributes.js';
 import type { CompiledClause } from './clauses.js';
 import type { CompiledFlag, CompiledSegment } from './compile.js';
-import { sliceAt, splitPoint } from './split.js';
+import { point, served } from './split.js';
 
 /** Why a flag served what it served (`docs/protocol.md` §12.4). */
 export type TargetingReason =
@@ -138,30 +138,21 @@ function variantOf(
   for (let i = 0; i < flag.rules.length; i++) {
     const rule = flag.rules[i]!;
     if (!allHold(rule.clauses, user, context)) continue;
-    const { serve } = rule;
-    let index = serve.fixed;
-    if (index === -1) {
-      const point = splitPoint(serve, user);
-      if (point < 0) continue;
-      index = sliceAt(serve, point);
-    }
+    const index = served(rule.serve, user);
     if (index < 0) continue;
     OUTCOME.ruleIndex = i;
     OUTCOME.ruleId = rule.id;
     return settle('RULE_MATCH', index);
   }
-  const { fallthrough } = flag;
-  const rollout = flag.plain && flag.type === 'rollout';
-  let index = fallthrough.fixed;
-  let bucket = 0;
-  if (index === -1) {
-    const point = splitPoint(fallthrough, user);
-    if (point < 0) return settle('MISSING_USER_KEY', flag.off);
-    index = sliceAt(fallthrough, point);
-    if (rollout) bucket = Math.floor(point / 1000) + 1;
-  }
-  if (rollout) return settle(index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN', index, bucket);
-  return settle(flag.plain ? 'ON' : 'FALLTHROUGH', index);
+  const index = served(flag.fallthrough, user);
+  if (index < 0) return settle('MISSING_USER_KEY', flag.off);
+  if (!flag.plain) return settle('FALLTHROUGH', index);
+  if (flag.type !== 'rollout') return settle('ON', index);
+  return settle(
+    index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN',
+    index,
+    point < 0 ? 0 : Math.floor(point / 1000) + 1,
+  );
 }
 
 /**

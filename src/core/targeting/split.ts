@@ -46,8 +46,8 @@ export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex):
     if (!Number.isInteger(weight) || weight < 0) sum = Number.NaN;
     bounds[i] = sum += weight;
     slices[i] = indexOf(variant);
-    // All the weight on one slice: no bucket needed (a `null` one still needs none: it never serves).
-    if (weight === SPLIT_TOTAL) fixed = slices[i]! >= 0 ? slices[i]! : -2;
+    // All the weight on one variant: no bucket needed (all on `null` serves no one either way).
+    if (weight === SPLIT_TOTAL) fixed = slices[i]!;
   });
   if (sum !== SPLIT_TOTAL) throw new Error('bad split');
   const by = serve.bucketBy ?? 'key';
@@ -55,21 +55,25 @@ export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex):
   return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`) };
 }
 
-/** The split's value `f` (0..99999) for the user, or -1 when no bucket value is present. */
-export function splitPoint(serve: CompiledServe, user: User | undefined): number {
-  for (let i = 0; i < serve.bucketBy.length; i++) {
-    const value = attributeOf(user, serve.bucketBy[i]!);
+/** Where the last split that `served` computed landed, `f` (0..99999); -1 when none was. */
+export let point = -1;
+
+/**
+ * The index of the variant `serve` serves `user`; -1 for a `null` slice, -2 for a split without
+ * a bucket value. Leaves `f` in `point`.
+ */
+export function served(serve: CompiledServe, user: User | undefined): number {
+  point = -1;
+  if (serve.fixed !== -1) return serve.fixed;
+  const { bucketBy, bounds } = serve;
+  for (let i = 0; i < bucketBy.length; i++) {
+    const value = attributeOf(user, bucketBy[i]!);
     const text = typeof value === 'string' ? value : Number.isInteger(value) ? String(value) : '';
     if (text === '') continue;
     const r = murmur3Continue(serve.prefix!, text) % SPLIT_TOTAL;
-    return (r % 100) * 1000 + Math.floor(r / 100);
+    point = (r % 100) * 1000 + Math.floor(r / 100);
+    for (let k = 0; k < bounds.length; k++) if (bounds[k]! > point) return serve.slices[k]!;
+    return -1;
   }
-  return -1;
-}
-
-/** The slice's variant index for `point` (-1: a `null` slice). */
-export function sliceAt(serve: CompiledServe, point: number): number {
-  const { bounds } = serve;
-  for (let i = 0; i < bounds.length; i++) if (bounds[i]! > point) return serve.slices[i]!;
-  return -1;
+  return -2;
 }
