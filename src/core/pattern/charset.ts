@@ -48,20 +48,12 @@ const NAMED: Record<string, string> = {
  */
 export function addRange(set: CharSet, lo: number, hi: number, fold: boolean): void {
   set.r.push(lo, hi);
-  if (!fold) return;
-  if (hi > 127) set.js = true;
-  for (const a of [65, 97]) {
-    const l = Math.max(lo, a);
-    const h = Math.min(hi, a + 25);
-    if (l <= h) set.r.push(l ^ 32, h ^ 32);
+  if (fold && hi > 127) set.js = true;
+  for (let c = Math.max(lo, 65); fold && c <= hi && c < 123; c++) {
+    const l = c | 32;
+    if (l > 96 && l < 123) set.r.push(c ^ 32, c ^ 32);
+    if (l === 107 || l === 115) set.r.push(l > 107 ? 0x17f : 0x212a, l > 107 ? 0x17f : 0x212a);
   }
-  for (const [c, f] of [
-    [75, 0x212a],
-    [83, 0x17f],
-    [107, 0x212a],
-    [115, 0x17f],
-  ] as const)
-    if (lo <= c && c <= hi) set.r.push(f, f);
 }
 
 /** Adds a named class (`d`, `alpha`...); negated after folding, as RE2 does. False if unknown. */

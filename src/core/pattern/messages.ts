@@ -8,14 +8,13 @@ import { PATTERN_LIMITS, type Refusal, Why } from './program.js';
 const UNSUPPORTED = '% is not supported (RE2 syntax)';
 
 /** Each refusal's words; `%` stands for the offending construct. */
-const MESSAGES: Record<Why, string> = {
+const MESSAGES: Record<Why, string | ((construct: string) => string)> = {
   [Why.Possessive]: `possessive quantifier${UNSUPPORTED.slice(1)}`,
   [Why.Repeated]: 'repeated quantifier',
   [Why.BadRepetition]: `bad repetition %: counts go from 0 to ${PATTERN_LIMITS.repeat}, the least first`,
   [Why.NothingToRepeat]: 'missing argument to repetition operator',
-  [Why.Lookahead]: `lookahead ${UNSUPPORTED}`,
-  [Why.Lookbehind]: `lookbehind ${UNSUPPORTED}`,
-  [Why.NamedBackreference]: `backreference ${UNSUPPORTED}`,
+  [Why.Lookaround]: (construct) =>
+    `${construct[2] === 'P' ? 'backreference' : construct[2] === '<' ? 'lookbehind' : 'lookahead'} ${UNSUPPORTED.replace('%', construct)}`,
   [Why.BadName]: 'bad group name',
   [Why.MissingParen]: 'missing )',
   [Why.Group]: `group ${UNSUPPORTED}`,
@@ -37,5 +36,7 @@ const MESSAGES: Record<Why, string> = {
 
 /** The reason for `refusal` of `src`, naming the construct (without the position). */
 export function reason(src: string, { why, at, end }: Refusal): string {
-  return MESSAGES[why].replace('%', () => src.slice(at, end));
+  const words = MESSAGES[why];
+  const construct = src.slice(at, end);
+  return typeof words === 'string' ? words.replace('%', () => construct) : words(construct);
 }

@@ -131,9 +131,8 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     const at = i++;
     if (src[i] !== '?') return body(flags, at);
     i++;
-    const look = sticky(/<?[=!]/y, src, i);
-    if (look) fail(look[0][1] ? Why.Lookbehind : Why.Lookahead, at, i + look[0].length);
-    if (src.startsWith('P=', i)) fail(Why.NamedBackreference, at, i + 2);
+    const look = sticky(/<?[=!]|P=/y, src, i);
+    if (look) fail(Why.Lookaround, at, i + look[0].length);
     if (src.startsWith('P<', i) || src[i] === '<') {
       const start = src.indexOf('<', i) + 1;
       const end = src.indexOf('>', start);

@@ -49,9 +49,8 @@ export enum Why {
   Repeated,
   BadRepetition,
   NothingToRepeat,
-  Lookahead,
-  Lookbehind,
-  NamedBackreference,
+  /** `(?=`, `(?!`, `(?<=`, `(?<!`, and `(?P=` (a backreference). */
+  Lookaround,
   BadName,
   MissingParen,
   Group,

@@ -80,14 +80,14 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
   try {
     const indexOf = (name: string | null): number => {
       const index = names.indexOf(name as string);
-      if (index < 0) throw new Error(`no variant ${JSON.stringify(name)}`);
+      if (index < 0) throw new Error(`no variant ${name}`);
       return index;
     };
     compiled.off = indexOf(binary ? 'off' : (flag.offVariant ?? names[0]!));
     const salt = flag.salt ?? key;
     // A rollout's fallthrough is its percentage, as a split of `on` and `off` (NaN: no one).
     const percentage = flag.percentage ?? 0;
-    const on = percentage >= 100 ? SPLIT_TOTAL : percentage > 0 ? Math.round(percentage * 1000) : 0;
+    const on = percentage > 0 ? Math.round(Math.min(percentage, 100) * 1000) : 0;
     compiled.fallthrough = compileServe(
       type === 'rollout'
         ? {

@@ -94,8 +94,8 @@ function allHold(
 
 /** Whether `user` is in segment `key`: included, else not when excluded, else when a rule holds. */
 function inSegment(key: string, user: User | undefined, context: TargetingContext): boolean {
-  const segment = context.segment(key) ?? fail(`no segment ${JSON.stringify(key)}`);
-  if (segment.malformed) fail(`segment: ${segment.malformed}`);
+  const segment = context.segment(key) ?? fail(`no segment ${key}`);
+  if (segment.malformed) fail(`segment ${key}: ${segment.malformed}`);
   const userKey = attributeOf(user, 'key');
   if (typeof userKey === 'string') {
     if (segment.included.has(userKey)) return true;
@@ -123,8 +123,7 @@ function variantOf(
   for (let i = 0; i < flag.prerequisites.length; i++) {
     const prerequisite = flag.prerequisites[i]!;
     const parent = context.flag(prerequisite.flag);
-    if (!parent || depth >= MAX_DEPTH)
-      fail(`prerequisite ${JSON.stringify(prerequisite.flag)} cannot be evaluated`);
+    if (!parent || depth >= MAX_DEPTH) fail(`prerequisite ${prerequisite.flag} cannot be evaluated`);
     if (!prerequisite.variants.has(parent!.names[variantOf(parent!, user, context, depth + 1)]!)) {
       OUTCOME.prerequisiteKey = prerequisite.flag;
       return settle('PREREQUISITE_FAILED', flag.off);
