@@ -18,6 +18,8 @@ const DOT_NL = 4;
 const COUNTED = /\{(0|[1-9]\d{0,8})(,(0|[1-9]\d{0,8})?)?\}/y;
 const HEX = /\{([\da-fA-F]+)\}|[\da-fA-F]{2}/y;
 const OCTAL = /[0-7]{1,3}/y;
+/** A group's flags after `(?`, as RE2 takes them (`messages.ts` tells what is wrong with others). */
+const FLAGS = /[imsU]*(?:-[imsU]+)?[:)]/y;
 /** A group name (RE2: letters, marks, digits and connectors). */
 const NAME = /^[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]+$/u;
 
@@ -140,21 +142,16 @@ export function parse(src: string, caseInsensitive: boolean): Program {
       i = end + 1;
       return body(flags, at);
     }
+    // Flags, some maybe negated after a `-`, then `)` (they hold to the end of the group) or `:`
+    // (a group of their own).
+    if (!sticky(FLAGS, src, i)) fail(Why.Flags, at);
     let f = flags;
-    let negated = false;
-    let saw = false;
-    for (let c = src[i++]; c !== ')' && c !== ':'; c = src[i++]) {
-      const bit = c ? 'imsU'.indexOf(c) : -1;
-      if (bit >= 0) {
-        saw = true;
-        f = negated ? f & ~(1 << bit) : f | (1 << bit);
-      } else if (c === '-' && !negated) {
-        negated = true;
-        saw = false;
-      } else fail(c === undefined ? Why.MissingParen : Why.Group, at);
+    for (let negated = false; i < FLAGS.lastIndex - 1; i++) {
+      const bit = 'imsU'.indexOf(src[i]!);
+      if (bit < 0) negated = true;
+      else f = negated ? f & ~(1 << bit) : f | (1 << bit);
     }
-    if (negated && !saw) fail(Why.BadFlags, at);
-    if (src[i - 1] === ':') return body(f, at);
+    if (src[i++] === ':') return body(f, at);
     flags = f;
     return undefined;
   }
@@ -202,8 +199,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
   /** The escape at `i`: a code point, or -1 after adding a class (`\d`, `\pL`...) to `set`. */
   function escaped(set?: CharSet): number {
     const at = i++;
-    if (i >= src.length) fail(Why.TrailingBackslash, at);
-    const c = src[i++]!;
+    const c = src[i++]!; // `undefined` after a trailing `\`: refused below
     if (set && 'dDsSwW'.includes(c)) {
       addNamed(set, c.toLowerCase(), c < 'a', folded());
       return -1;
@@ -217,7 +213,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     if (c === 'x') {
       const m = sticky(HEX, src, i);
       const code = m ? parseInt(m[1] ?? m[0], 16) : MAX_RUNE + 1;
-      if (code > MAX_RUNE) fail(Why.BadEscape, at, i + 1);
+      if (code > MAX_RUNE) fail(Why.Escape, at);
       i = HEX.lastIndex;
       return code;
     }
@@ -228,10 +224,10 @@ export function parse(src: string, caseInsensitive: boolean): Program {
         i += digits.length - 1;
         return parseInt(digits, 8);
       }
-      fail(Why.Backreference, at);
+      fail(Why.Escape, at);
     }
     if (c < '\x80' && !/[\dA-Za-z]/.test(c)) return c.charCodeAt(0);
-    return fail(Why.BadEscape, at);
+    return fail(Why.Escape, at);
   }
 
   /** `\pL`, `\p{Greek}`, `\p{^Greek}`, `\PL`: a general category, a script or `Any`. */
@@ -239,7 +235,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     let name = src[i++] ?? '';
     if (name === '{') {
       const end = src.indexOf('}', i);
-      if (end < 0) fail(Why.MissingBrace, at);
+      if (end < 0) fail(Why.Property, at);
       name = src.slice(i, end);
       i = end + 1;
     }
@@ -257,7 +253,7 @@ export function parse(src: string, caseInsensitive: boolean): Program {
     const js = /^\w+$/.test(name)
       ? (name === 'Any' ? [name] : [`gc=${name}`, `sc=${name}`]).find(known)
       : undefined;
-    if (!js) fail(Why.UnknownProperty, at);
+    if (!js) fail(Why.Property, at);
     set.p += `\\${negated ? 'P' : 'p'}{${js}}`;
     set.js = true;
   }

@@ -53,14 +53,13 @@ export enum Why {
   Lookaround,
   BadName,
   MissingParen,
-  Group,
-  BadFlags,
+  /** A `(?` group of flags that is not one: unknown, badly negated or unclosed. */
+  Flags,
   AnyByte,
-  TrailingBackslash,
-  BadEscape,
-  Backreference,
-  MissingBrace,
-  UnknownProperty,
+  /** An escape that is not one (`\\e`, `\\x{110000}`, a backreference, a trailing `\\`). */
+  Escape,
+  /** A `\\p` or `\\P` class that is not one. */
+  Property,
   MissingBracket,
   UnknownPosix,
   BadRange,
