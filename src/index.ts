@@ -11,8 +11,10 @@ export type {
   ClientStatus,
   ConnectionState,
   EvaluationDetail,
+  EvaluationErrorCode,
   EvaluationReason,
   FlagChange,
+  FlagDetail,
   FlagwireClient,
   ReadyOptions,
   User,
@@ -26,6 +28,18 @@ export {
   WEBHOOK_EVENT_KINDS,
 } from './core/limits.js';
 export type {
+  Clause,
+  ClauseOperator,
+  JsonValue,
+  Prerequisite,
+  Rule,
+  Segment,
+  Serve,
+  SplitSlice,
+  Target,
+} from './core/targeting/types.js';
+export type {
+  AnyFlagType,
   BooleanFlag,
   CreatedWebhook,
   CreateFlagInput,
@@ -36,9 +50,13 @@ export type {
   RolloutFlag,
   SdkFlag,
   SdkFlagUpdate,
+  SdkSegment,
+  SdkSegmentUpdate,
   SdkSnapshot,
   UpdateFlagInput,
   UpdateWebhookInput,
+  ValueFlag,
+  ValueFlagType,
   Webhook,
   WebhookEventKind,
 } from './core/types.js';

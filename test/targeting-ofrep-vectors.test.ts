@@ -8,46 +8,12 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
+import { loadVectors, VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
 
 const files = VECTOR_FILES;
 
 const servers: TestServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
-
-/** Creates the file's segments and flags; answers the flags the server refused. */
-async function load(t: TestServer, file: VectorFile): Promise<Set<string>> {
-  const refused = new Set<string>();
-  for (const segment of Object.values(file.segments)) {
-    const res = await t.api('POST', '/segments', segment);
-    expect(res.status, `segment ${segment.key}: ${await res.clone().text()}`).toBe(201);
-  }
-  const entries = Object.entries(file.flags);
-  // Without prerequisites first, then the prerequisites, so parents exist; enabled last.
-  for (const [key, flag] of entries) {
-    const { version: _v, enabled: _e, prerequisites: _p, ...body } = flag;
-    if (key !== flag.key) Object.assign(body, { salt: flag.salt ?? flag.key });
-    const res = await t.api('POST', '/flags', { ...body, key });
-    if (res.status !== 201) refused.add(key);
-  }
-  for (const [key, flag] of entries) {
-    if (refused.has(key)) continue;
-    const patch: Record<string, unknown> = { enabled: flag.enabled };
-    if (flag.prerequisites) patch.prerequisites = flag.prerequisites;
-    const res = await t.api('PATCH', `/flags/${key}`, patch);
-    if (res.status !== 200) refused.add(key);
-  }
-  // A flag whose prerequisite was refused is not the vector's flag either (half of a cycle).
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [key, flag] of entries)
-      if (!refused.has(key) && flag.prerequisites?.some((p) => refused.has(p.flag))) {
-        refused.add(key);
-        grew = true;
-      }
-  }
-  return refused;
-}
 
 function contextOf(user: unknown): Record<string, unknown> {
   if (typeof user === 'string') return { targetingKey: user };
@@ -83,7 +49,7 @@ describe('targeting vectors through OFREP', () => {
     it(`${name}: every case the server can hold`, async () => {
       const t = await startTestServer({ config: undefined });
       servers.push(t);
-      const refused = await load(t, file);
+      const refused = await loadVectors(t, file);
       let checked = 0;
       for (const c of file.cases) {
         if (refused.has(c.flag)) {
