@@ -64,7 +64,7 @@ describe('GET /sdk/flags compressed', () => {
       ).toBeUndefined();
     }
     for (const res of [plain, br, gz]) {
-      expect(res.headers.vary).toBe('Authorization, Accept-Encoding');
+      expect(res.headers.vary).toBe('Authorization, Accept-Encoding, X-Flagwire-Capabilities');
       expect(res.headers.etag).toBe(plain.headers.etag);
     }
   });

@@ -48,12 +48,16 @@ export function toSdkFlag(flag: StoredFlag): SdkFlag {
   return sdkFlag(flag as StoredFlag & { type: 'boolean' | 'rollout' }, flag.version);
 }
 
-/** Data of a `flags:updated` event for a deleted flag (or one an SDK without targeting cannot hold). */
-export function toDeletedSdkFlag(flag: StoredFlag, version: number): SdkFlagUpdate {
+/**
+ * Data of a `flags:updated` event for a deleted flag (or one an SDK without targeting cannot
+ * hold: then a `boolean` or `rollout` deletion, the only types it knows; `ownType` keeps the
+ * flag's own type, for SDKs with the targeting capability).
+ */
+export function toDeletedSdkFlag(flag: StoredFlag, version: number, ownType = false): SdkFlagUpdate {
   const { key } = flag;
   return flag.type === 'rollout'
     ? { key, type: 'rollout', enabled: false, percentage: flag.percentage ?? 0, version, deleted: true }
-    : { key, type: 'boolean', enabled: false, version, deleted: true };
+    : { key, type: ownType ? flag.type : 'boolean', enabled: false, version, deleted: true };
 }
 
 /** A segment as `GET /segments` answers it. */

@@ -29,6 +29,9 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 const PING_FRAME = 'event: ping\ndata: {}\n\n';
 
+/** The channel key of an environment's streams with the targeting capability. */
+const targetingKey = (envId: string): string => `${envId}\u0000targeting`;
+
 /**
  * The SDK's streams, keyed by environment id. Nothing per stream tracks what it was sent: a view
  * only moves when a change is published, so every change published after `subscribe` is newer
@@ -37,7 +40,8 @@ const PING_FRAME = 'event: ping\ndata: {}\n\n';
  */
 export class StreamHub {
   readonly #historySize: number;
-  readonly #views = new Map<string, SdkView>();
+  /** Per environment: the view of SDKs without the targeting capability, and of those with it. */
+  readonly #views = new Map<string, [SdkView, SdkView]>();
   readonly #channels: SseChannels<object | undefined>;
 
   constructor(options: StreamHubOptions) {
@@ -48,13 +52,14 @@ export class StreamHub {
   /** Creates the view of an environment from its current (durable) state. */
   addEnvironment(env: Environment): void {
     if (this.#views.has(env.id)) return; // its view and open streams stay
-    this.#views.set(env.id, new SdkView(env, this.#historySize));
+    this.#views.set(env.id, [new SdkView(env, this.#historySize), new SdkView(env, this.#historySize, true)]);
   }
 
-  view(env: Environment): SdkView {
-    const view = this.#views.get(env.id);
-    if (!view) throw new Error(`stream: unknown environment ${env.id}`);
-    return view;
+  /** The environment's view for SDKs with (`targeting`) or without the targeting capability (§12.6). */
+  view(env: Environment, targeting = false): SdkView {
+    const views = this.#views.get(env.id);
+    if (!views) throw new Error(`stream: unknown environment ${env.id}`);
+    return views[targeting ? 1 : 0];
   }
 
   /** Number of open streams. */
@@ -64,7 +69,7 @@ export class StreamHub {
 
   /** Number of open streams of one environment. */
   countOf(envId: string): number {
-    return this.#channels.countOf(envId);
+    return this.#channels.countOf(envId) + this.#channels.countOf(targetingKey(envId));
   }
 
   /** Calls `listener` whenever a stream opens or closes. */
@@ -79,9 +84,10 @@ export class StreamHub {
 
   /** Publishes a committed change to the environment's view and every open stream. */
   publish(change: FlagCommit): void {
-    const view = this.#views.get(change.env.id);
-    if (!view) return;
-    this.#channels.send(view.apply(change), change.env.id);
+    const views = this.#views.get(change.env.id);
+    if (!views) return;
+    this.#channels.send(views[0].apply(change), change.env.id);
+    this.#channels.send(views[1].apply(change), targetingKey(change.env.id));
   }
 
   /** Takes over `res` as an event stream for `env`, resuming after `lastEventId` when it can. */
@@ -91,8 +97,9 @@ export class StreamHub {
     res: ServerResponse,
     lastEventId: string | undefined,
     owner?: object,
+    targeting = false,
   ): void {
-    const view = this.view(env);
+    const view = this.view(env, targeting);
     const noStream = req.method === 'HEAD' || this.#channels.closed;
     if (!noStream && this.#channels.full) {
       // Shed load: a jittered Retry-After spreads the reconnects of refused clients.
@@ -106,7 +113,8 @@ export class StreamHub {
       const missed = view.framesSince(lastEventId);
       first = missed ? missed.join('') || '\n' : view.syncFrame();
     }
-    this.#channels.open(req, res, { key: env.id, data: owner, ...(first ? { first } : {}) });
+    const key = targeting ? targetingKey(env.id) : env.id;
+    this.#channels.open(req, res, { key, data: owner, ...(first ? { first } : {}) });
   }
 
   /** Ends every stream; later subscriptions are refused. */

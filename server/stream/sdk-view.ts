@@ -3,10 +3,15 @@
  * revision, the recent stream frames, and the cached `GET /sdk/flags` body. Because it
  * only moves when a change is published, a snapshot and the stream always join without
  * a gap or a duplicate (`docs/protocol.md` §5).
+ *
+ * Two views per environment (§12.6): one for SDKs with the targeting capability (every flag in
+ * its full SDK form, the segments, `segments:updated` frames), and one for SDKs without it (plain
+ * flags only; anything else reaches them as a deletion). Both take every revision, one frame each.
  */
-import type { SdkFlag, SdkSnapshot } from '../../src/core/types.js';
+import { sdkFlag } from '../../src/core/sdk-flag.js';
+import type { SdkFlag, SdkSegment, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
-import type { Environment, FlagCommit } from '../state/model.js';
+import type { Environment, FlagCommit, StoredSegment } from '../state/model.js';
 import { isPlainFlag, toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
 
@@ -21,10 +26,22 @@ export interface CachedSnapshot {
   notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
+/** A segment in the SDK form (§12.6): what evaluation needs. */
+const sdkSegment = ({ key, included, excluded, rules }: StoredSegment, version: number): SdkSegment => ({
+  key,
+  included,
+  excluded,
+  rules,
+  version,
+});
+
 export class SdkView {
   readonly epoch: string;
+  /** Whether this is the view of SDKs with the targeting capability. */
+  readonly targeting: boolean;
   #revision: number;
   readonly #flags = new Map<string, SdkFlag>();
+  readonly #segments = new Map<string, SdkSegment>();
   /** Frames of the last `#frames.length` revisions, indexed by revision modulo that length. */
   readonly #frames: string[];
   /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
@@ -32,13 +49,21 @@ export class SdkView {
   #cached: CachedSnapshot | undefined;
   #syncFrame: { revision: number; bytes: Buffer } | undefined;
 
-  constructor(env: Environment, historySize: number) {
+  constructor(env: Environment, historySize: number, targeting = false) {
     this.epoch = env.epoch;
+    this.targeting = targeting;
     this.#revision = env.revision;
     this.#oldest = env.revision + 1;
     this.#frames = new Array<string>(Math.max(1, historySize));
-    // An SDK without the targeting capability holds only plain flags (§12.6).
-    for (const flag of env.flags.values()) if (isPlainFlag(flag)) this.#flags.set(flag.key, toSdkFlag(flag));
+    if (targeting) {
+      for (const flag of env.flags.values()) this.#flags.set(flag.key, sdkFlag(flag, flag.version));
+      for (const segment of env.segments.values())
+        this.#segments.set(segment.key, sdkSegment(segment, segment.version));
+    } else {
+      // An SDK without the targeting capability holds only plain flags (§12.6).
+      for (const flag of env.flags.values())
+        if (isPlainFlag(flag)) this.#flags.set(flag.key, toSdkFlag(flag));
+    }
   }
 
   get revision(): number {
@@ -51,34 +76,60 @@ export class SdkView {
 
   /** Applies a published change and returns its stream frame. */
   apply(change: FlagCommit): string {
-    let data: string;
-    if (change.after && isPlainFlag(change.after)) {
-      const flag = toSdkFlag(change.after);
-      this.#flags.set(flag.key, flag);
-      data = JSON.stringify(flag);
-    } else if (change.after || change.before) {
-      // Deleted, or no longer a flag an SDK without targeting can hold: it reaches it deleted (§12.6).
-      const gone = (change.after ?? change.before)!;
-      this.#flags.delete(gone.key);
-      data = JSON.stringify(toDeletedSdkFlag(gone, change.revision));
-    } else {
-      // A revision that changed a segment: a deletion of a key no flag can have, so the revision
-      // stays gap-free for an SDK that holds no segments (§12.6).
-      data = JSON.stringify({
-        key: '$segments',
-        type: 'boolean',
-        enabled: false,
-        version: change.revision,
-        deleted: true,
-      });
-    }
+    const { data, event } = this.targeting ? this.#applyFull(change) : this.#applyPlain(change);
     this.#revision = change.revision;
     this.#cached = undefined;
-    const frame = `id: ${this.eventId()}\nevent: flags:updated\ndata: ${data}\n\n`;
+    const frame = `id: ${this.eventId()}\nevent: ${event}\ndata: ${data}\n\n`;
     this.#frames[change.revision % this.#frames.length] = frame;
     if (change.revision - this.#oldest >= this.#frames.length)
       this.#oldest = change.revision - this.#frames.length + 1;
     return frame;
+  }
+
+  /** A change as an SDK with the targeting capability sees it: the flag, or the segment. */
+  #applyFull({ before, after, revision, segment }: FlagCommit): { data: string; event: string } {
+    if (segment) {
+      const key = (segment.after ?? segment.before)!.key;
+      if (segment.after) {
+        const sent = sdkSegment(segment.after, revision);
+        this.#segments.set(key, sent);
+        return { event: 'segments:updated', data: JSON.stringify(sent) };
+      }
+      this.#segments.delete(key);
+      return { event: 'segments:updated', data: JSON.stringify({ key, version: revision, deleted: true }) };
+    }
+    if (after) {
+      const flag = sdkFlag(after, revision);
+      this.#flags.set(flag.key, flag);
+      return { event: 'flags:updated', data: JSON.stringify(flag) };
+    }
+    this.#flags.delete(before!.key);
+    return { event: 'flags:updated', data: JSON.stringify(toDeletedSdkFlag(before!, revision, true)) };
+  }
+
+  /** A change as an SDK without the capability sees it (§12.6). */
+  #applyPlain(change: FlagCommit): { data: string; event: string } {
+    if (change.after && isPlainFlag(change.after)) {
+      const flag = toSdkFlag(change.after);
+      this.#flags.set(flag.key, flag);
+      return { event: 'flags:updated', data: JSON.stringify(flag) };
+    }
+    if (change.after || change.before) {
+      // Deleted, or no longer a flag an SDK without targeting can hold: it reaches it deleted.
+      const gone = (change.after ?? change.before)!;
+      this.#flags.delete(gone.key);
+      return { event: 'flags:updated', data: JSON.stringify(toDeletedSdkFlag(gone, change.revision)) };
+    }
+    // A revision that changed a segment: a deletion of a key no flag can have, so the revision
+    // stays gap-free for an SDK that holds no segments.
+    const data = JSON.stringify({
+      key: '$segments',
+      type: 'boolean',
+      enabled: false,
+      version: change.revision,
+      deleted: true,
+    });
+    return { event: 'flags:updated', data };
   }
 
   snapshot(): CachedSnapshot {
@@ -89,13 +140,15 @@ export class SdkView {
         eventId: this.eventId(),
         flags: Object.fromEntries(this.#flags),
       };
+      if (this.targeting) body.segments = Object.fromEntries(this.#segments);
       const bytes = Buffer.from(JSON.stringify(body));
-      const etag = `"${this.eventId()}"`;
+      // The two views' bodies differ at the same revision: so do their tags.
+      const etag = this.targeting ? `"${this.eventId()}:targeting"` : `"${this.eventId()}"`;
       const notModifiedHeaders = {
         ...CORS_HEADERS,
         etag,
         'cache-control': 'no-cache',
-        vary: 'Authorization, Accept-Encoding',
+        vary: 'Authorization, Accept-Encoding, X-Flagwire-Capabilities',
       };
       this.#cached = {
         body: bytes,

@@ -30,6 +30,18 @@ function lastEventIdOf(ctx: RequestContext): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether the SDK evaluates targeting (§12.6): `targeting` among the comma-separated tokens of
+ * `X-Flagwire-Capabilities`, or of the `capabilities` query parameter for clients that cannot set
+ * headers (case-insensitive; unknown tokens ignored).
+ */
+export function hasTargeting(ctx: RequestContext): boolean {
+  const header = ctx.req.headers['x-flagwire-capabilities'];
+  const lists = [typeof header === 'string' ? header : ''];
+  if (ctx.query) lists.push(...new URLSearchParams(ctx.query).getAll('capabilities'));
+  return lists.some((list) => list.split(',').some((token) => token.trim().toLowerCase() === 'targeting'));
+}
+
 export function sdkRoutes(hub: StreamHub): Route[] {
   const flags = defineRoute(
     'sdk/flags',
@@ -38,8 +50,9 @@ export function sdkRoutes(hub: StreamHub): Route[] {
         readOnly: true,
         body: false,
         action: 'read flags',
-        handler: ({ req, res, grant }) => {
-          const snapshot = hub.view(grant.env).snapshot();
+        handler: (ctx) => {
+          const { req, res, grant } = ctx;
+          const snapshot = hub.view(grant.env, hasTargeting(ctx)).snapshot();
           if (matchesEtag(req.headers['if-none-match'], snapshot.etag)) {
             res.writeHead(304, snapshot.notModifiedHeaders);
             res.end();
@@ -66,7 +79,7 @@ export function sdkRoutes(hub: StreamHub): Route[] {
       body: false,
       action: 'read flags',
       handler: (ctx: RequestContext) =>
-        hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx), ctx.grant),
+        hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx), ctx.grant, hasTargeting(ctx)),
     },
   };
   return [flags, defineRoute('sdk/events', stream, true), defineRoute('sdk/stream', stream, true)];
