@@ -51,7 +51,12 @@ export function openStream(
   const source = new EventSource(url, {
     // `async`: a `fetch` that throws fails the attempt like one that rejects.
     fetch: async (input, init) => {
-      const headers: Record<string, string> = { ...init.headers, authorization: o.authorization };
+      const headers: Record<string, string> = {
+        ...init.headers,
+        authorization: o.authorization,
+        // The stream of an SDK that evaluates targeting (`docs/protocol.md` §12.6).
+        'x-flagwire-capabilities': 'targeting',
+      };
       if (lastEventId) headers['Last-Event-ID'] = lastEventId;
       answer = await o.fetch(input, { ...init, headers });
       return answer;
@@ -70,7 +75,7 @@ export function openStream(
         ? requestError('NETWORK_ERROR', 'GET', url, `: ${message}`)
         : answerError(answer, 'GET', url, { message }),
     );
-  for (const name of ['open', 'flags:updated', 'flags:sync', 'ping', 'error']) {
+  for (const name of ['open', 'flags:updated', 'flags:sync', 'segments:updated', 'ping', 'error']) {
     source.addEventListener(name, (event) => {
       if (done) return;
       // Something arrived: the watchdog starts again.
