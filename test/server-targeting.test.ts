@@ -444,35 +444,7 @@ describe('an SDK without the targeting capability', () => {
       });
       stream.close();
 
-      // Today's client: ready, the plain flag as before, the default for the rest, no reload for a segment change.
-      await api('PATCH', '/flags/old-plain', { rules: null });
-      const requested: string[] = [];
-      const counting: typeof fetch = (input, init) => {
-        requested.push(new URL(input instanceof Request ? input.url : String(input)).pathname);
-        return fetch(input, init);
-      };
-      const client = createClient({
-        baseUrl: server.base,
-        apiKey: server.readKey,
-        logger: false,
-        fetch: counting,
-      });
-      try {
-        await client.ready();
-        expect(client.isEnabled('old-plain', 'u')).toBe(true);
-        expect(client.isEnabled('old-string', 'u', true)).toBe(true);
-        const statuses: string[] = [];
-        client.on('change', (change) => statuses.push(change.key));
-        await api('PATCH', '/segments/s', { included: ['b'] });
-        await api('PATCH', '/flags/old-plain', { enabled: false });
-        await expect.poll(() => client.isEnabled('old-plain', 'u')).toBe(false);
-        expect(statuses).toEqual(['old-plain']);
-        // One snapshot and one stream: the segment's revision was no gap, so nothing was reloaded.
-        expect(requested.filter((path) => path.endsWith('/sdk/flags'))).toHaveLength(1);
-        expect(client.status()).toMatchObject({ state: 'connected', revision: snapshot.revision + 5 });
-      } finally {
-        client.close();
-      }
+      // Today's built SDK against this server: test/sdk-compatibility.test.ts.
     } finally {
       await server.close();
     }
