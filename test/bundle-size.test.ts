@@ -2,9 +2,9 @@
  * Browser bundles of the built package, as an app resolves it (`import ... from 'flagwire'`
  * through the package's `exports`, `browser`/`import` conditions), minified and gzipped, stay
  * under their budgets and pull in no `node:` module: what an app that only evaluates flags ships
- * (eventsource and the hashing code included: 8 KiB, of which eventsource and
- * eventsource-parser take about 3.4 KiB), and the whole entry (webhook verification with its
- * pure-JS SHA-256 included). `npm test` builds first, so `dist/` is the code being tested.
+ * (eventsource, the hashing code, the targeting evaluator and the linear-time `matches` matcher
+ * included: 15.6 KiB, of which eventsource and eventsource-parser take about 3.3 KiB; issue 21
+ * aims at 11 KiB), and the whole entry (webhook verification with its pure-JS SHA-256 included). `npm test` builds first, so `dist/` is the code being tested.
  */
 import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,12 +54,13 @@ const EVALUATING_APP = `
 import { createClient } from 'flagwire';
 const client = createClient({ baseUrl: 'https://flags.example.com/api/v1', apiKey: 'fw_live_example' });
 await client.ready();
-console.log(client.isEnabled('new-checkout', { key: 'user-42' }));
+console.log(client.isEnabled('new-checkout', { key: 'user-42' }), client.getString('banner', { key: 'user-42' }, 'red'));
 `;
 
 it.each([
-  ['an app that evaluates flags (createClient, ready, isEnabled)', EVALUATING_APP, 8 * 1024],
-  ['the whole entry', `export * from 'flagwire';`, 16 * 1024],
+  // Targeting inside (the evaluator and the linear-time matcher): the aim is 11 KiB (issue 21).
+  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 16 * 1024],
+  ['the whole entry', `export * from 'flagwire';`, 21.5 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {
   const { gzipped, minified, inputs } = await measure(contents);
   console.log(
@@ -75,7 +76,7 @@ it.each([
   expect(gzipped).toBeLessThanOrEqual(budget);
 });
 
-it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 12 KiB', async () => {
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 17 KiB (targeting inside)', async () => {
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],
@@ -85,5 +86,5 @@ it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK asi
   );
   expect(inputs.some((input) => /(^|\/)dist\/openfeature-web\.js$/.test(input))).toBe(true);
   expect(inputs.some((input) => input.startsWith('node:') || input.includes('server-sdk'))).toBe(false);
-  expect(gzipped).toBeLessThanOrEqual(12 * 1024);
+  expect(gzipped).toBeLessThanOrEqual(17 * 1024);
 });
