@@ -12,7 +12,7 @@ import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
 /**
  * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
  * everything (SDKs that evaluate locally), `client` only evaluates remotely through OFREP (a
- * browser page in an environment whose rules name people, §12.9).
+ * browser page in an environment whose rules name people, §12.8).
  */
 export type Access = 'full' | 'read-only' | 'client';
 
