@@ -63,9 +63,12 @@ export type {
 export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
 export { FlagwireError, isFlagwireError } from './errors.js';
 export type {
+  CreateSegmentInput,
   ManagementClient,
   ManagementClientOptions,
   RotatedWebhook,
+  SegmentRecord,
+  UpdateSegmentInput,
   WebhookDeliveryRecord,
 } from './management/create-management-client.js';
 export { createManagementClient } from './management/create-management-client.js';

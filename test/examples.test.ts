@@ -121,4 +121,17 @@ describe('quick-start examples', () => {
     // Running it again finds the flag there and still succeeds.
     await expect(manageFlags({ baseUrl: t.base, apiKey: KEYS.acmeProdFull })).resolves.toBeDefined();
   });
+
+  it('makes a segment and a targeting flag, then serves them locally with why', async () => {
+    const { targetingExample } = await import('../examples/targeting.js');
+    const keys = { baseUrl: t.base, fullKey: KEYS.acmeProdFull, readKey: KEYS.acmeProdRead };
+    const expected = [
+      { value: 'blue', reason: 'RULE_MATCH', ruleId: 'staff' },
+      { value: 'blue', reason: 'RULE_MATCH', ruleId: 'staff' },
+      { value: 'red', reason: 'FALLTHROUGH' },
+    ];
+    expect(await targetingExample(keys)).toMatchObject(expected);
+    // Again: the segment and the flag exist, and are updated instead.
+    expect(await targetingExample(keys)).toMatchObject(expected);
+  });
 });

@@ -12,6 +12,31 @@ afterAll(() => t.close());
 
 const admin = () => createManagementClient({ baseUrl: t.base, apiKey: KEYS.acmeProdFull });
 
+describe('segments and targeting flags', () => {
+  it('creates, reads, lists, updates and deletes segments, and a flag naming one keeps it from deletion', async () => {
+    const m = admin();
+    const made = await m.segments.create({ key: 'mc-seg', included: ['ann'] });
+    expect(made).toMatchObject({ key: 'mc-seg', description: null, included: ['ann'], excluded: [], rules: [] });
+    expect(await m.segments.update('mc-seg', { excluded: ['bob'] })).toMatchObject({
+      included: ['ann'],
+      excluded: ['bob'],
+    });
+    expect(await m.segments.get('mc-seg')).toMatchObject({ excluded: ['bob'] });
+    expect((await m.segments.list()).map((s) => s.key)).toContain('mc-seg');
+    const flag = await m.flags.create({
+      key: 'mc-colour',
+      type: 'string',
+      variants: { blue: 'blue', red: 'red' },
+      rules: [{ clauses: [{ op: 'inSegment', values: ['mc-seg'] }], serve: { variant: 'blue' } }],
+    });
+    expect(flag).toMatchObject({ type: 'string', offVariant: 'blue', fallthrough: { variant: 'blue' } });
+    const refused = (await m.segments.delete('mc-seg').catch((e: unknown) => e)) as FlagwireError;
+    expect(refused).toMatchObject({ status: 409, code: 'CONFLICT' });
+    await m.flags.delete('mc-colour');
+    await expect(m.segments.delete('mc-seg')).resolves.toBeUndefined();
+  });
+});
+
 describe('flags', () => {
   it('creates, reads, lists, updates and deletes', async () => {
     const m = admin();

@@ -1,9 +1,10 @@
 /**
  * `createManagementClient()`: typed calls for every management endpoint
- * (`docs/protocol.md` §3, §8.3). Works wherever `fetch` does.
+ * (`docs/protocol.md` §3, §8.3, §12.3). Works wherever `fetch` does.
  */
 
 import { resolveConnection } from '../core/connection.js';
+import type { Clause } from '../core/targeting/types.js';
 import type {
   CreatedWebhook,
   CreateFlagInput,
@@ -34,6 +35,29 @@ export interface ManagementClientOptions {
   retries?: number;
 }
 
+/** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
+export interface SegmentRecord {
+  key: string;
+  description: string | null;
+  included: string[];
+  excluded: string[];
+  rules: Array<{ clauses: Clause[] }>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `POST /segments`: a key and who is in it (lists default to empty). */
+export interface CreateSegmentInput {
+  key: string;
+  description?: string | null;
+  included?: string[];
+  excluded?: string[];
+  rules?: Array<{ clauses: Clause[] }>;
+}
+
+/** `PATCH /segments/:key`: each field given replaces the old one whole. */
+export type UpdateSegmentInput = Omit<CreateSegmentInput, 'key'>;
+
 /** A webhook delivery as `GET /webhooks/:id/deliveries` lists it. */
 export interface WebhookDeliveryRecord {
   id: string;
@@ -60,6 +84,14 @@ export interface ManagementClient {
     get(key: string, options?: CallOptions): Promise<Flag>;
     create(body: CreateFlagInput, options?: CallOptions): Promise<Flag>;
     update(key: string, patch: UpdateFlagInput, options?: CallOptions): Promise<Flag>;
+    delete(key: string, options?: CallOptions): Promise<void>;
+  };
+  /** Segments (`docs/protocol.md` §12.3); deleting one a flag names rejects with `CONFLICT`. */
+  segments: {
+    list(options?: CallOptions): Promise<SegmentRecord[]>;
+    get(key: string, options?: CallOptions): Promise<SegmentRecord>;
+    create(body: CreateSegmentInput, options?: CallOptions): Promise<SegmentRecord>;
+    update(key: string, patch: UpdateSegmentInput, options?: CallOptions): Promise<SegmentRecord>;
     delete(key: string, options?: CallOptions): Promise<void>;
   };
   webhooks: {
@@ -97,6 +129,13 @@ export function createManagementClient(options: ManagementClientOptions): Manage
       create: (body, o) => send('POST', '/flags', body, o),
       update: (key, patch, o) => send('PATCH', `/flags/${segment(key)}`, patch, o),
       delete: (key, o) => send('DELETE', `/flags/${segment(key)}`, undefined, o),
+    },
+    segments: {
+      list: (o) => get('/segments', o),
+      get: (key, o) => get(`/segments/${segment(key)}`, o),
+      create: (body, o) => send('POST', '/segments', body, o),
+      update: (key, patch, o) => send('PATCH', `/segments/${segment(key)}`, patch, o),
+      delete: (key, o) => send('DELETE', `/segments/${segment(key)}`, undefined, o),
     },
     webhooks: {
       list: (o) => get('/webhooks', o),
