@@ -16,7 +16,13 @@ describe('segments and targeting flags', () => {
   it('creates, reads, lists, updates and deletes segments, and a flag naming one keeps it from deletion', async () => {
     const m = admin();
     const made = await m.segments.create({ key: 'mc-seg', included: ['ann'] });
-    expect(made).toMatchObject({ key: 'mc-seg', description: null, included: ['ann'], excluded: [], rules: [] });
+    expect(made).toMatchObject({
+      key: 'mc-seg',
+      description: null,
+      included: ['ann'],
+      excluded: [],
+      rules: [],
+    });
     expect(await m.segments.update('mc-seg', { excluded: ['bob'] })).toMatchObject({
       included: ['ann'],
       excluded: ['bob'],

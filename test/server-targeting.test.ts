@@ -4,7 +4,6 @@
  * SDK without the targeting capability sees (no targeting flag, no revision gap).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../src/index.js';
 import { expectError } from './helpers/assert.js';
 import { startReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
