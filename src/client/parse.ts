@@ -2,8 +2,9 @@
  * Checks of what the server sends (`docs/protocol.md` §5.2, §5.3, §12.6) before the client
  * trusts it: a snapshot (a `GET /sdk/flags` body or a `flags:sync` event's data), a
  * `flags:updated` event's data and a `segments:updated` event's data. Anything of another shape
- * is refused, never half-applied. A flag of a type or with targeting this SDK does not know is
- * accepted: it evaluates to the caller's default with reason `ERROR` (CONTRACT "Capabilities").
+ * is refused, never half-applied. A flag whose targeting this SDK cannot read (an operator of a
+ * newer server, a shape it does not know) is accepted: it evaluates to the caller's default with
+ * reason `ERROR` (CONTRACT "Capabilities"); a flag type outside the five is not a flag.
  */
 import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 
@@ -17,9 +18,12 @@ const isKeyed = (v: unknown): v is { key: string; version: number } & Record<str
 
 const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
+/** The flag types of `docs/protocol.md` §12.1; a new type would come with a new capability. */
+const TYPES = ['boolean', 'rollout', 'string', 'number', 'json'];
+
 const isSdkFlag = (v: unknown): v is SdkFlag =>
   isKeyed(v) &&
-  typeof v.type === 'string' &&
+  TYPES.includes(v.type as string) &&
   (v.type !== 'rollout' || typeof v.percentage === 'number') &&
   typeof v.enabled === 'boolean';
 
