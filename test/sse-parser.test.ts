@@ -2,7 +2,8 @@
  * The SDK's `text/event-stream` reader (`src/client/sse.ts`) against the WHATWG HTML standard's
  * rules for server-sent events: one case per rule, then a property that feeds random streams cut
  * at random byte boundaries and compares what is dispatched with `eventsource-parser` (a test
- * dependency only) fed the same text.
+ * dependency only) fed the same text; last, the attempt that reads a stream with it
+ * (`src/client/stream-attempt.ts`) over a stub `fetch`.
  *
  * Seeded: `PROPERTY_SEED=<n> npx vitest run test/sse-parser.test.ts` replays a run;
  * `PROPERTY_RUNS=<factor>` scales the run count.
@@ -10,7 +11,10 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type ResolvedClientOptions, resolveClientOptions } from '../src/client/options.js';
 import { sseReader } from '../src/client/sse.js';
+import { openStream } from '../src/client/stream-attempt.js';
+import type { FlagwireError } from '../src/errors.js';
 import { params } from './helpers/property-seed.js';
 
 interface Dispatched {
@@ -355,5 +359,174 @@ describe('sseReader against eventsource-parser, random streams cut at random byt
       ),
       params(1000),
     );
+  });
+});
+
+// ---------------------------------------------------------------- the attempt around the reader
+
+/** One attempt over a stub `fetch` that answers `answer`: the request it made, what it received, its failure. */
+function attempt(answer: (signal: AbortSignal) => Response | Promise<Response>, lastEventId?: string) {
+  const o = resolveClientOptions({
+    baseUrl: 'http://flagwire.test/api/v1',
+    apiKey: 'fw_live_SseSseSseSseSseSseSseSseSseSse00',
+    logger: false,
+    fetch: (async (url: string, init: RequestInit) => {
+      requests.push({ url, headers: new Headers(init.headers), cache: init.cache });
+      return answer(init.signal!);
+    }) as typeof fetch,
+  });
+  const requests: Array<{ url: string; headers: Headers; cache: RequestCache | undefined }> = [];
+  const received: Array<[string, { data: string; lastEventId: string }]> = [];
+  let failed!: (error: FlagwireError) => void;
+  const dropped = new Promise<FlagwireError>((resolve) => {
+    failed = resolve;
+  });
+  const close = openStream(o, lastEventId, false, (name, event) => received.push([name, event]), failed);
+  return { requests, received, dropped, close };
+}
+
+/** A body of `chunks`, then open (or ended, with `end`). */
+function body(chunks: string[], end = false): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(utf8(chunk));
+      if (end) controller.close();
+    },
+  });
+}
+
+const eventStream = (stream: ReadableStream<Uint8Array> | null, init: ResponseInit = {}) =>
+  new Response(stream, { headers: { 'content-type': 'text/event-stream; charset=utf-8' }, ...init });
+
+describe('openStream: one attempt, read by sseReader', () => {
+  it('asks with the key, for an event stream, with the targeting capability and Last-Event-ID; then hands over open and each frame', async () => {
+    const a = attempt(
+      () =>
+        eventStream(
+          body([
+            ': hi\nid: E:2\nevent: flags:updated\ndata: {"a":',
+            '1}\n\nevent: error\ndata: {}\n\nevent: ping\ndata\n\n',
+          ]),
+        ),
+      'E:1',
+    );
+    await expect.poll(() => a.received.length).toBe(4);
+    a.close();
+    expect(a.requests).toEqual([
+      { url: 'http://flagwire.test/api/v1/sdk/events', headers: expect.any(Headers), cache: 'no-store' },
+    ]);
+    expect(Object.fromEntries(a.requests[0]!.headers)).toEqual({
+      authorization: 'Bearer fw_live_SseSseSseSseSseSseSseSseSseSse00',
+      accept: 'text/event-stream',
+      'x-flagwire-capabilities': 'targeting',
+      'last-event-id': 'E:1',
+    });
+    expect(a.received).toEqual([
+      ['open', { data: '', lastEventId: '' }],
+      ['flags:updated', { data: '{"a":1}', lastEventId: 'E:2' }],
+      ['error', { data: '{}', lastEventId: 'E:2' }],
+      ['ping', { data: '', lastEventId: 'E:2' }],
+    ]);
+  });
+
+  it('sends no Last-Event-ID without one', async () => {
+    const a = attempt(() => eventStream(body([])));
+    await expect.poll(() => a.received.length).toBe(1);
+    a.close();
+    expect(a.requests[0]!.headers.has('last-event-id')).toBe(false);
+  });
+
+  it('fails with NETWORK_ERROR, once, when the body ends, and hands over nothing after', async () => {
+    const a = attempt(() => eventStream(body(['data: a\n\ndata: cut'], true)));
+    expect(await a.dropped).toMatchObject({ code: 'NETWORK_ERROR', message: expect.stringMatching(/ended/) });
+    expect(a.received.map(([name, { data }]) => [name, data])).toEqual([
+      ['open', ''],
+      ['message', 'a'],
+    ]);
+  });
+
+  it('fails with NETWORK_ERROR when the request fails, or the body fails while read', async () => {
+    const refused = attempt(() => Promise.reject(new TypeError('fetch failed')));
+    expect(await refused.dropped).toMatchObject({
+      code: 'NETWORK_ERROR',
+      message: expect.stringMatching(/fetch failed/),
+    });
+    const broken = attempt(() =>
+      eventStream(
+        new ReadableStream({
+          pull: (controller) => controller.error(new Error('socket hang up')),
+        }),
+      ),
+    );
+    expect(await broken.dropped).toMatchObject({
+      code: 'NETWORK_ERROR',
+      message: expect.stringMatching(/socket hang up/),
+    });
+    expect(broken.received.map(([name]) => name)).toEqual(['open']);
+  });
+
+  it("fails a refusal with the answer's error (401, 403, 503 and its Retry-After), and a 200 that is no event stream", async () => {
+    const refusal = (status: number, headers: Record<string, string> = {}) =>
+      attempt(() => Response.json({ error: 'X', message: 'no' }, { status, headers })).dropped;
+    expect(await refusal(401)).toMatchObject({ code: 'UNAUTHORIZED', status: 401 });
+    expect(await refusal(403)).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+    expect(await refusal(503, { 'retry-after': '7' })).toMatchObject({ status: 503, retryAfterMs: 7000 });
+    const json = attempt(() => Response.json({}));
+    expect(await json.dropped).toMatchObject({
+      status: 200,
+      message: expect.stringMatching(/text\/event-stream/),
+    });
+    expect(json.received).toEqual([]);
+    const empty = attempt(() => eventStream(null, { status: 204 }));
+    expect(await empty.dropped).toMatchObject({ status: 204 });
+  });
+
+  it('aborts the request and lets go of the body on close(), and fails nothing after', async () => {
+    let signal!: AbortSignal;
+    let cancelled = false;
+    const a = attempt((s) => {
+      signal = s;
+      return eventStream(
+        new ReadableStream({
+          cancel: () => {
+            cancelled = true;
+          },
+        }),
+      );
+    });
+    await expect.poll(() => a.received.length).toBe(1);
+    let dropped = false;
+    void a.dropped.then(() => {
+      dropped = true;
+    });
+    a.close();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect({ aborted: signal.aborted, cancelled, dropped }).toEqual({
+      aborted: true,
+      cancelled: true,
+      dropped: false,
+    });
+  });
+
+  it('fails with TIMEOUT when nothing arrives within streamReadTimeoutMs, and NETWORK_ERROR when no answer comes within timeoutMs', async () => {
+    const o = (
+      options: { timeoutMs?: number; streamReadTimeoutMs?: number },
+      answer: () => Promise<Response>,
+    ) =>
+      resolveClientOptions({
+        baseUrl: 'http://flagwire.test/api/v1',
+        apiKey: 'fw_live_SseSseSseSseSseSseSseSseSseSse00',
+        logger: false,
+        fetch: answer as typeof fetch,
+        ...options,
+      });
+    const failure = (options: ResolvedClientOptions) =>
+      new Promise<FlagwireError>((resolve) => openStream(options, undefined, false, () => {}, resolve));
+    const silent = await failure(
+      o({ streamReadTimeoutMs: 30 }, async () => eventStream(body([': comment only\n']))),
+    );
+    expect(silent).toMatchObject({ code: 'TIMEOUT' });
+    const hung = await failure(o({ timeoutMs: 30 }, () => new Promise<Response>(() => {})));
+    expect(hung).toMatchObject({ code: 'NETWORK_ERROR', message: expect.stringMatching(/30 ms/) });
   });
 });
