@@ -1,22 +1,21 @@
 /**
- * Benchmark: targeting (issue 21), Flagwire's one evaluator against GrowthBook's and Unleash's
+ * Benchmark: targeting (issue 21), the built SDK's client against GrowthBook's and Unleash's
  * SDKs on the same rules, in ns per evaluation and bytes allocated per evaluation.
  *
- * Baseline: Flagwire's plain rollout, `evaluateFlag` with its precomputed
- * `murmur3Prefix(flagKey + ':')` (src/core/evaluate.ts), exactly what `client.isEnabled` runs for
- * a plain rollout flag. Every case's pass alternates with a baseline pass in the same process
- * (in the peers' processes too), and the figure is the median over rounds of the per-round ratio
- * case/baseline; a peer against Flagwire is its ratio over Flagwire's (each against the baseline
- * of its own process).
+ * Baseline: a plain rollout through the built SDK, `createTestClient` of `testing.js` (the real
+ * client, offline) given `{ key: 'roll', type: 'rollout', enabled: true, percentage: 50 }`, then
+ * `client.isEnabled('roll', user)`. Every case's pass alternates with a baseline pass in the same
+ * process (in the peers' processes too), and the figure is the median over rounds of the
+ * per-round ratio case/baseline; a peer against Flagwire is its ratio over Flagwire's (each
+ * against the baseline of its own process).
  *
  * Cases (100,000 users `user-<n>` with 8 attributes, made up front in each SDK's own form):
  * a plain rollout of 50 %; a rule of 1 clause (`in`), of 10 and of 100 clauses (in, not in,
  * startsWith, endsWith, contains, numbers, semver; every clause holds for every user, so every
  * clause is evaluated); a segment of 10,000 keys (`inSegment`), the user in it and not; a
  * `matches` clause (an e-mail domain pattern); a split of the fallthrough over 3 variants.
- * Flagwire: `compileFlag(flag, compileMatches)` once, then `evaluateVariant(flag, user,
- * context)` (src/core/targeting/, bundled by esbuild into a temporary file: no build); its
- * context looks flags and segments up in maps of compiled ones. GrowthBook: `GrowthBookClient`
+ * Flagwire: the same test client holds every case's flag (management representation) and the
+ * segment; `client.getString(key, user, 'DEFAULT')`. GrowthBook: `GrowthBookClient`
  * `isOn(key, { attributes })` (its multi-user server API; the cheapest that evaluates a feature
  * for a user), one rule with a `condition`; segments by `$inGroup` on a saved group. Unleash:
  * `Unleash` offline (bootstrap, `refreshInterval: 0`, metrics off) `isEnabled(name, context)`, a
@@ -24,19 +23,19 @@
  * values. Details: bench/README.md and lib/targeting-child.mjs, which checks every answer first.
  *
  * Each implementation runs in its own process (`lib/targeting-child.mjs`), all its cases in one
- * process (an application evaluates all kinds of flags through one evaluator), with
+ * process (an application evaluates all kinds of flags through one client), with
  * `NODE_ENV=production`; garbage in a second process with `--expose-gc` and a 64 MB young
  * generation: `heapUsed` after a pass minus before it (after `gc()`), minus an empty control; no
  * GC may fall inside a pass (else the figure is void).
  *
- * Run: `node bench/run.mjs targeting`, or `node bench/targeting.mjs`. Settings:
- * FLAGWIRE_BENCH_TARGETING_ROUNDS (5), _PASSES (3 per side per round), _PASS_MS (50),
- * _USERS (100000).
+ * Run: `npm run build`, then `node bench/run.mjs targeting` or `node bench/targeting.mjs`
+ * (`FLAGWIRE_DIST` for another build). Settings: FLAGWIRE_BENCH_TARGETING_ROUNDS (5), _PASSES (3
+ * per side per round), _PASS_MS (50), _USERS (100000).
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { BENCH_DIR, cleanUp, fmt, knob, REPO_DIR, runJson, table, tempDir, verdict } from './lib/util.mjs';
+import { fileURLToPath } from 'node:url';
+import { BENCH_DIR, cleanUp, dist, fmt, knob, runJson, table, verdict } from './lib/util.mjs';
 
 const CHILD = join(BENCH_DIR, 'lib', 'targeting-child.mjs');
 const IMPLEMENTATIONS = ['flagwire', 'growthbook', 'unleash'];
@@ -46,15 +45,6 @@ const TARGET_RULE_10_RATIO = 2;
 /** "About zero": below this many bytes per evaluation (as `sdk-evaluate`). */
 const TARGET_BYTES_PER_EVAL = 0.05;
 const SEMI_SPACE_MB = 64;
-
-/** Flagwire's core, as the SDK's modules export it (not from dist: these are not public). */
-const ENTRY = `
-export { evaluateFlag } from './src/core/evaluate.ts';
-export { murmur3Prefix } from './src/core/murmur3.ts';
-export { compileFlag, compileSegment } from './src/core/targeting/compile.ts';
-export { evaluateVariant, OUTCOME } from './src/core/targeting/evaluate.ts';
-export { compileMatches } from './src/core/targeting/patterns.ts';
-`;
 
 const ns = (n) => {
   if (!Number.isFinite(n)) return '-';
@@ -84,21 +74,13 @@ export async function run({ log }) {
     maxEvals: 1_000_000,
     budgetBytes: (SEMI_SPACE_MB << 20) / 4,
   };
-  const outfile = join(tempDir('targeting'), 'core.mjs');
-  await build({
-    stdin: { contents: ENTRY, resolveDir: REPO_DIR, loader: 'ts', sourcefile: 'targeting-entry.ts' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    outfile,
-    logLevel: 'silent',
-  });
-  const config = { ...s, coreUrl: pathToFileURL(outfile).href };
+  const sdk = dist().path('testing.js');
+  if (!existsSync(sdk)) throw new Error(`${sdk} not found: run \`npm run build\` or set FLAGWIRE_DIST`);
+  const config = { ...s, sdkUrl: dist().url('testing.js') };
   const env = { NODE_ENV: 'production' };
   const semi = [`--min-semi-space-size=${SEMI_SPACE_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
   log(
-    `  ${fmt.int(s.users)} users; ${s.rounds} rounds x ${s.passes} alternating passes of ~${s.passMs} ms; one process per SDK and mode`,
+    `  SDK ${sdk}; ${fmt.int(s.users)} users; ${s.rounds} rounds x ${s.passes} alternating passes of ~${s.passMs} ms; one process per SDK and mode`,
   );
 
   const got = {};
@@ -197,7 +179,7 @@ export async function run({ log }) {
     ].join('\n'),
   ].join('\n\n');
   const result = {
-    settings: s,
+    settings: { ...s, sdk },
     implementations: Object.fromEntries(
       IMPLEMENTATIONS.map((impl) => [
         impl,

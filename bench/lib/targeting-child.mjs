@@ -4,13 +4,13 @@
  *
  *   node [--expose-gc ...] bench/lib/targeting-child.mjs MODE CONFIG_JSON
  *
- * CONFIG: `{ impl: 'flagwire' | 'growthbook' | 'unleash', coreUrl, users, rounds, passes, passMs,
- * ... }`; `coreUrl` is Flagwire's core (`evaluateFlag`, `murmur3Prefix`, `compileFlag`,
- * `compileSegment`, `evaluateVariant`, `compileMatches`) bundled by esbuild from `src/`.
+ * CONFIG: `{ impl: 'flagwire' | 'growthbook' | 'unleash', sdkUrl, users, rounds, passes, passMs,
+ * ... }`; `sdkUrl` is the build under test's `testing.js` (`createTestClient`: the real client,
+ * offline, the same evaluation as `createClient`).
  *
  * MODE `timing`: CPU ns per evaluation of every case, each pass alternating with the baseline,
- *   Flagwire's plain rollout (`evaluateFlag` with its `murmur3Prefix`, what `client.isEnabled`
- *   runs for a plain rollout flag), measured in the same process whatever the implementation.
+ *   Flagwire's plain rollout through the built SDK (`client.isEnabled('roll', user)` on a
+ *   `createTestClient`), measured in the same process whatever the implementation.
  * MODE `garbage`: bytes allocated per evaluation (run with `--expose-gc` and a young generation
  *   no pass fills, see `targeting.mjs`).
  *
@@ -19,7 +19,7 @@
  * Every implementation evaluates the same cases on the same users, each in its own form, made up
  * front: Flagwire `{ key, email, ... }`, GrowthBook `{ attributes: { id, email, ... } }`, Unleash
  * `{ userId, properties: { email, ... } }`. All cases of an implementation run in one process (an
- * application evaluates all kinds of flags through one evaluator). Before any measurement, every
+ * application evaluates all kinds of flags through one client). Before any measurement, every
  * answer is checked: each user's exact variant where the formula is known (Flagwire's rollout
  * and split, against the `murmurhash` package), else the rule's answer for every user, a user
  * each rule must refuse, and the peers' rollout and split shares.
@@ -32,8 +32,7 @@ import { median, REPO_DIR } from './util.mjs';
 
 const [mode, configJson] = process.argv.slice(2);
 const config = JSON.parse(configJson);
-const core = await import(config.coreUrl);
-const { evaluateFlag, murmur3Prefix, compileFlag, compileSegment, evaluateVariant, compileMatches } = core;
+const { createTestClient } = await import(config.sdkUrl);
 
 const err = (line) => process.stderr.write(`${line}\n`);
 const versionOf = (name) =>
@@ -67,7 +66,7 @@ function attributesOf(i) {
 const OUTSIDER = { ...attributesOf(7), country: 'KP', locale: 'ko-KP', email: 'kim@example.net' };
 
 /** Every 10th user is in the segment (10,000 of the default 100,000). */
-const SEGMENT = 'beta-testers';
+const SEGMENT = 'seg';
 const SEGMENT_STRIDE = 10;
 
 // ---------------------------------------------------------------- the rules (Flagwire's wire form)
@@ -157,22 +156,22 @@ const rolloutIn = (flagKey, key) => (murmurhash.v3(`${flagKey}:${key}`, 0) % 100
 
 // ---------------------------------------------------------------- the loops (one function per kind, shared by the cases, as in an application)
 
-/** The baseline: `evaluateFlag` as `client.isEnabled` calls it for a plain rollout flag. */
-function plainLoop(flag, prefix, users, start, n) {
+/** The baseline: `client.isEnabled` of a plain rollout flag. */
+function plainLoop(client, key, users, start, n) {
   let hits = 0;
   const u = users.length;
   for (let i = 0, j = start; i < n; i++) {
-    if (evaluateFlag(flag, users[j], false, prefix)) hits++;
+    if (client.isEnabled(key, users[j])) hits++;
     if (++j === u) j = 0;
   }
   return hits;
 }
 
-function variantLoop(flag, context, want, users, start, n) {
+function stringLoop(client, key, want, users, start, n) {
   let hits = 0;
   const u = users.length;
   for (let i = 0, j = start; i < n; i++) {
-    if (evaluateVariant(flag, users[j], context) === want) hits++;
+    if (client.getString(key, users[j], DEFAULT) === want) hits++;
     if (++j === u) j = 0;
   }
   return hits;
@@ -220,47 +219,49 @@ function unleashVariantLoop(unleash, name, want, users, start, n) {
 
 // ---------------------------------------------------------------- the implementations
 
+/** The caller's default of `getString`: no variant has it, so an error or a missing flag shows. */
+const DEFAULT = 'DEFAULT';
+
 /**
  * Each answers `{ name, version, api, cases: { [id]: { run(users, start, n), answer(user),
  * note? } | { na } }, userOf(attributes) }`: `run` evaluates n users from `start` and counts the
  * answers equal to the case's usual answer; `answer` is one user's answer (`true`/`false`, or
  * the variant's name).
+ *
+ * Flagwire: one `createTestClient({ flags, segments })` (the built SDK's client, offline) holds
+ * every case's flag, in the management representation. The rollout: `{ type: 'rollout',
+ * percentage: 50 }`, `isEnabled`. The rules: a `string` flag with variants `on`/`off`, one rule
+ * serving `on`, the fallthrough `off`, evaluated with `getString(key, user, 'DEFAULT')`; the
+ * segment as `{ op: 'inSegment', values: ['seg'] }`; the split: a `string` flag whose fallthrough
+ * is `{ split: [a 33,334, b 33,333, c 33,333] }`.
  */
 function flagwire() {
-  const flags = new Map();
-  const segments = new Map();
-  const context = { flag: (k) => flags.get(k), segment: (k) => segments.get(k) };
   const members = [];
   for (let i = 0; i < config.users; i += SEGMENT_STRIDE) members.push(`user-${i}`);
-  segments.set(
-    SEGMENT,
-    compileSegment({ key: SEGMENT, included: members, excluded: [], rules: [] }, compileMatches),
-  );
-  const cases = {};
+  const flags = [];
   for (const c of CASES) {
     if (c.id === 'rollout') {
-      const flag = { key: 'bench.rollout-50', type: 'rollout', enabled: true, percentage: 50 };
-      const prefix = murmur3Prefix(`${flag.key}:`);
-      cases[c.id] = {
-        run: (users, start, n) => plainLoop(flag, prefix, users, start, n),
-        answer: (user) => evaluateFlag(flag, user, false, prefix),
-      };
+      flags.push({ key: 'roll', type: 'rollout', enabled: true, percentage: 50, description: null });
       continue;
     }
     const key = `bench.${c.id}`;
-    const source =
+    flags.push(
       c.id === 'split-3'
         ? {
             key,
             type: 'string',
             enabled: true,
+            description: null,
             variants: { a: 'a', b: 'b', c: 'c' },
             fallthrough: { split: SPLIT },
           }
         : {
             key,
-            type: 'boolean',
+            type: 'string',
             enabled: true,
+            description: null,
+            variants: { on: 'on', off: 'off' },
+            offVariant: 'off',
             rules: [
               {
                 id: `${c.id}-rule`,
@@ -269,24 +270,40 @@ function flagwire() {
               },
             ],
             fallthrough: { variant: 'off' },
-          };
-    const flag = compileFlag(source, compileMatches);
-    if (flag.malformed) throw new Error(`flagwire: ${c.id} does not compile: ${flag.malformed}`);
-    flags.set(key, flag);
-    const usual = c.id === 'split-3' ? 'a' : c.want;
-    const want = flag.values.indexOf(usual);
+          },
+    );
+  }
+  const client = createTestClient({
+    flags,
+    segments: [{ key: SEGMENT, included: members, excluded: [], rules: [] }],
+  });
+  const cases = {};
+  for (const c of CASES) {
+    if (c.id === 'rollout') {
+      cases[c.id] = {
+        run: (users, start, n) => plainLoop(client, 'roll', users, start, n),
+        answer: (user) => client.isEnabled('roll', user),
+      };
+      continue;
+    }
+    const key = `bench.${c.id}`;
+    const usual = c.id === 'split-3' ? 'a' : c.want ? 'on' : 'off';
     cases[c.id] = {
-      run: (users, start, n) => variantLoop(flag, context, want, users, start, n),
+      run: (users, start, n) => stringLoop(client, key, usual, users, start, n),
       answer: (user) => {
-        const index = evaluateVariant(flag, user, context);
-        return index < 0 ? `ERROR ${core.OUTCOME.error}` : flag.values[index];
+        const got = client.getString(key, user, DEFAULT);
+        if (got === DEFAULT) {
+          const d = client.getDetail(key, user, DEFAULT);
+          return `${d.reason} ${d.errorCode ?? ''}`;
+        }
+        return c.id === 'split-3' ? got : got === 'on';
       },
     };
   }
   return {
     name: 'Flagwire',
     version: JSON.parse(readFileSync(join(REPO_DIR, 'package.json'), 'utf8')).version,
-    api: '`compileFlag(flag, compileMatches)` once, then `evaluateVariant(flag, user, context)` (src/core/targeting/); the rollout: `evaluateFlag(flag, user, false, murmur3Prefix(key + ":"))`',
+    api: "the built SDK: `createTestClient({ flags, segments })` (dist/testing.js; the real client, offline), then `client.isEnabled('roll', user)` (rollout) or `client.getString(key, user, 'DEFAULT')` (every targeting case)",
     userOf: (a) => a,
     cases,
   };
@@ -537,7 +554,7 @@ function check(c, cs) {
     const got = cs.answer(impl.userOf(a));
     counts.set(got, (counts.get(got) ?? 0) + 1);
     let want = c.want;
-    if (want === 'rollout') want = impl === baseline ? rolloutIn('bench.rollout-50', a.key) : undefined;
+    if (want === 'rollout') want = impl === baseline ? rolloutIn('roll', a.key) : undefined;
     else if (want === 'split') want = impl === baseline ? splitVariant('bench.split-3', a.key) : undefined;
     if (want !== undefined && got !== want)
       throw new Error(
