@@ -80,14 +80,15 @@ it.each([
 });
 
 it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 17 KiB (targeting inside)', async () => {
+  const budget = 17 * 1024;
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],
   );
   console.log(
-    `browser bundle, FlagwireWebProvider: ${minified} bytes minified, ${gzipped} bytes gzipped (budget 12288)`,
+    `browser bundle, FlagwireWebProvider: ${minified} bytes minified, ${gzipped} bytes gzipped (budget ${budget})`,
   );
   expect(inputs.some((input) => /(^|\/)dist\/openfeature-web\.js$/.test(input))).toBe(true);
   expect(inputs.some((input) => input.startsWith('node:') || input.includes('server-sdk'))).toBe(false);
-  expect(gzipped).toBeLessThanOrEqual(17 * 1024);
+  expect(gzipped).toBeLessThanOrEqual(budget);
 });
