@@ -28,10 +28,15 @@ export interface CompiledClause {
 
 /**
  * Compiles a `matches` pattern (RE2 syntax, linear time) into a test of one attribute value;
- * throws when it cannot. Given by the caller, so that a bundle without patterns does not carry
- * the matcher.
+ * throws when it cannot. Given by the caller, so that a bundle without the parser does not carry
+ * it: the SDK runs the program the server compiled, which it finds on the clause (`program`,
+ * `docs/protocol.md` §12.6).
  */
-export type PatternCompiler = (pattern: string, caseInsensitive: boolean) => (value: unknown) => boolean;
+export type PatternCompiler = (
+  pattern: string,
+  caseInsensitive: boolean,
+  clause: Clause,
+) => (value: unknown) => boolean;
 
 /**
  * How an operator reads a value: a user's into scratch, an operand (`operand`) into its own
@@ -114,7 +119,7 @@ export function compileClause(clause: Clause, patterns: PatternCompiler | undefi
     const set = new Set(fold ? values.map(lower) : values);
     test = (value) => set.has(fold ? lower(value) : value);
   } else if (op === 'matches' && patterns && values.length === 1 && typeof values[0] === 'string')
-    test = patterns(values[0], fold);
+    test = patterns(values[0], fold, clause);
   else return bad();
   const holds = (value: unknown): boolean => {
     if (value === undefined || value === null) return false;
