@@ -7,6 +7,8 @@
 import { request } from 'node:http';
 import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from '../src/core/pattern/parse.js';
+import { toWire } from '../src/core/pattern/wire.js';
 import type { SdkSnapshot } from '../src/core/types.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 import { openStream, type SseEvent, type SseReader } from './helpers/sse.js';
@@ -366,6 +368,55 @@ describe('the capable snapshot', () => {
     const plain = await raw({ 'accept-encoding': 'gzip, br' });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(plain.body.toString('utf8'))).not.toHaveProperty('segments');
+  });
+});
+
+describe('matches clauses carry the program their pattern compiles to (§12.6)', () => {
+  const clause = {
+    attribute: 'email',
+    op: 'matches',
+    values: ['^[a-z]+@corp\\.example$'],
+    caseInsensitive: true,
+  };
+  const program = toWire(parse('^[a-z]+@corp\\.example$', true));
+
+  it('in flags and segments of the snapshot and the stream, and nowhere in the management API', async () => {
+    const t = await server();
+    const reader = await stream(t, CAPABLE);
+    expect((await next(reader)).event).toBe('flags:sync');
+    await write(t, 'POST', '/segments', { key: 'corp', rules: [{ clauses: [clause] }] });
+    await write(t, 'POST', '/flags', {
+      key: 'corp-only',
+      type: 'boolean',
+      rules: [{ id: 'corp', clauses: [clause], serve: { variant: 'on' } }],
+    });
+    const segmentFrame = JSON.parse((await next(reader)).data);
+    const flagFrame = JSON.parse((await next(reader)).data);
+    expect(segmentFrame.rules[0].clauses[0]).toEqual({ ...clause, program });
+    expect(flagFrame.rules[0].clauses[0]).toEqual({ ...clause, program });
+    const body = await snapshot(t, CAPABLE);
+    expect(body.segments.corp!.rules[0]!.clauses[0]).toEqual({ ...clause, program });
+    expect(body.flags['corp-only']!.rules![0]!.clauses[0]).toEqual({ ...clause, program });
+    // What was written is what the management API shows: no program.
+    const managed = (await (await t.api('GET', '/flags/corp-only')).json()) as {
+      rules: Array<{ clauses: unknown[] }>;
+    };
+    expect(managed.rules[0]!.clauses[0]).toEqual(clause);
+    const segment = (await (await t.api('GET', '/segments/corp')).json()) as {
+      rules: Array<{ clauses: unknown[] }>;
+    };
+    expect(segment.rules[0]!.clauses[0]).toEqual(clause);
+  });
+
+  it('refuses a program given in a write, as any field a clause does not have', async () => {
+    const t = await server();
+    const res = await t.api('POST', '/flags', {
+      key: 'sneaky',
+      type: 'boolean',
+      rules: [{ id: 'r', clauses: [{ ...clause, program }], serve: { variant: 'on' } }],
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'VALIDATION_ERROR' });
   });
 });
 

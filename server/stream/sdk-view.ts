@@ -8,7 +8,8 @@
  * its full SDK form, the segments, `segments:updated` frames), and one for SDKs without it (plain
  * flags only; anything else reaches them as a deletion). Both take every revision, one frame each.
  */
-import { sdkFlag } from '../../src/core/sdk-flag.js';
+import { type SdkFlagSource, sdkFlag } from '../../src/core/sdk-flag.js';
+import { withPrograms } from '../../src/core/targeting/programs.js';
 import type { SdkFlag, SdkSegment, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
 import type { Environment, FlagCommit, StoredSegment } from '../state/model.js';
@@ -26,14 +27,12 @@ export interface CachedSnapshot {
   notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
-/** A segment in the SDK form (§12.6): what evaluation needs. */
-const sdkSegment = ({ key, included, excluded, rules }: StoredSegment, version: number): SdkSegment => ({
-  key,
-  included,
-  excluded,
-  rules,
-  version,
-});
+/** A segment in the SDK form (§12.6): what evaluation needs, `matches` clauses with their programs. */
+const sdkSegment = ({ key, included, excluded, rules }: StoredSegment, version: number): SdkSegment =>
+  withPrograms({ key, included, excluded, rules, version });
+
+/** A flag in the full SDK form (§12.6), `matches` clauses with their programs. */
+const fullSdkFlag = (flag: SdkFlagSource, version: number): SdkFlag => withPrograms(sdkFlag(flag, version));
 
 export class SdkView {
   readonly epoch: string;
@@ -56,7 +55,7 @@ export class SdkView {
     this.#oldest = env.revision + 1;
     this.#frames = new Array<string>(Math.max(1, historySize));
     if (targeting) {
-      for (const flag of env.flags.values()) this.#flags.set(flag.key, sdkFlag(flag, flag.version));
+      for (const flag of env.flags.values()) this.#flags.set(flag.key, fullSdkFlag(flag, flag.version));
       for (const segment of env.segments.values())
         this.#segments.set(segment.key, sdkSegment(segment, segment.version));
     } else {
@@ -99,7 +98,7 @@ export class SdkView {
       return { event: 'segments:updated', data: JSON.stringify({ key, version: revision, deleted: true }) };
     }
     if (after) {
-      const flag = sdkFlag(after, revision);
+      const flag = fullSdkFlag(after, revision);
       this.#flags.set(flag.key, flag);
       return { event: 'flags:updated', data: JSON.stringify(flag) };
     }

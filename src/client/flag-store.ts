@@ -19,7 +19,7 @@ import {
   compileSegment,
 } from '../core/targeting/compile.js';
 import type { TargetingContext } from '../core/targeting/evaluate.js';
-import { compileMatches } from '../core/targeting/patterns.js';
+import { runProgram } from '../core/targeting/patterns.js';
 import { TARGETING_FIELDS } from '../core/targeting/types.js';
 import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 import { dependents } from './dependents.js';
@@ -163,7 +163,7 @@ export class FlagStore {
     const { key, type } = flag;
     const before = this.flags.get(key);
     freeze(flag.variants);
-    const compiled = compileFlag(flag, compileMatches);
+    const compiled = compileFlag(flag, runProgram);
     const plain =
       (type === 'boolean' || type === 'rollout') &&
       compiled.plain &&
@@ -192,7 +192,7 @@ export class FlagStore {
   /** Sets one segment (also outside the server's history: the test client). */
   putSegment(segment: SdkSegment): void {
     this.segments.set(segment.key, segment);
-    this.#compiledSegments.set(segment.key, compileSegment(segment, compileMatches));
+    this.#compiledSegments.set(segment.key, compileSegment(segment, runProgram));
   }
 
   /** Removes one segment (also outside the server's history: the test client). */

@@ -31,6 +31,8 @@ export interface ClientOptions {
   /**
    * Flags to start from before (or instead of) the server's: a `GET /sdk/flags` body saved
    * earlier, or flags in the management representation. Evaluation answers from them at once.
+   * A `matches` clause needs the program only the SDK form carries (a body saved with the
+   * targeting capability); without it the flag serves its default until the server's arrives.
    */
   bootstrap?: SdkSnapshot | readonly Flag[];
   /**

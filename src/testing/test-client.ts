@@ -7,6 +7,7 @@
 import { clientParts } from '../client/create-client.js';
 import type { FlagwireClient } from '../client/types.js';
 import { sdkFlag } from '../core/sdk-flag.js';
+import { withPrograms } from '../core/targeting/programs.js';
 import type { Segment } from '../core/targeting/types.js';
 import type { Flag } from '../core/types.js';
 
@@ -50,19 +51,16 @@ export function createTestClient(options: TestClientOptions = {}): TestClient {
     logger: false,
   });
   let version = 0;
-  const segment = ({ key, included, excluded, rules }: Segment) => ({
-    key,
-    included,
-    excluded,
-    rules,
-    version: ++version,
-  });
+  // As the server sends them: each `matches` clause with its compiled program (§12.6).
+  const segment = ({ key, included, excluded, rules }: Segment) =>
+    withPrograms({ key, included, excluded, rules, version: ++version });
+  const flagOf = (flag: Flag) => sdkFlag(withPrograms(flag), ++version);
   for (const s of options.segments ?? []) store.putSegment(segment(s));
-  for (const flag of options.flags ?? []) store.put(sdkFlag(flag, ++version));
+  for (const flag of options.flags ?? []) store.put(flagOf(flag));
   store.loaded = true;
   return Object.assign(client, {
     set(flag: Flag): void {
-      emitChanges(store.changed([store.put(sdkFlag(flag, ++version))], []));
+      emitChanges(store.changed([store.put(flagOf(flag))], []));
     },
     remove(key: string): void {
       const change = store.drop(key);
