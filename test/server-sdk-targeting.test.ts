@@ -395,7 +395,7 @@ describe('matches clauses carry the program their pattern compiles to (§12.6)',
     expect(segmentFrame.rules[0].clauses[0]).toEqual({ ...clause, program });
     expect(flagFrame.rules[0].clauses[0]).toEqual({ ...clause, program });
     const body = await snapshot(t, CAPABLE);
-    expect(body.segments.corp!.rules[0]!.clauses[0]).toEqual({ ...clause, program });
+    expect(body.segments!.corp!.rules[0]!.clauses[0]).toEqual({ ...clause, program });
     expect(body.flags['corp-only']!.rules![0]!.clauses[0]).toEqual({ ...clause, program });
     // What was written is what the management API shows: no program.
     const managed = (await (await t.api('GET', '/flags/corp-only')).json()) as {
