@@ -8,6 +8,7 @@ const ON_BOTH_STORES = [
   'test/server-flags.test.ts',
   'test/server-targeting.test.ts',
   'test/server-sdk.test.ts',
+  'test/server-sdk-targeting.test.ts',
   'test/server-webhooks.test.ts',
   'test/server-auth.test.ts',
   'test/webhook-delivery.test.ts',
