@@ -2,7 +2,7 @@
  * Benchmark: how fast a flag change reaches SDK clients.
  *
  * One reference server (its own process, in memory) and, in another process, 200 flagwire SDK
- * clients (`sdk-lib/propagation-clients.mjs`: `createClient` with a read-only key, default options:
+ * clients (`lib/propagation-clients.mjs`: `createClient` with a read-only key, default options:
  * snapshot, then the event stream over the global `fetch`). 20 PATCHes toggle one boolean flag,
  * one at a time; for each, the time from the PATCH's 200 until every client's `change:<flag>`
  * listener has run with `isEnabled(flag)` answering the new value (events, no polling); median
@@ -58,7 +58,7 @@ export async function run({ log }) {
   const { keys, config } = benchConfig({ live: [{ key: FLAG, type: 'boolean' }, ...others] });
   const server = await startServer({ memory: true, config }, 'sdk-propagation', { track: true });
   const sdkUrl = dist().url('index.js');
-  const clients = startChild('sdk-lib/propagation-clients.mjs', 'sdk clients', {
+  const clients = startChild('lib/propagation-clients.mjs', 'sdk clients', {
     args: [JSON.stringify({ sdkUrl })],
   });
   const open = (count) =>

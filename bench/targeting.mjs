@@ -1,32 +1,12 @@
 /**
- * Benchmark: targeting (issue 21), the built SDK's client against GrowthBook's and Unleash's
- * SDKs on the same rules, in ns per evaluation and bytes allocated per evaluation.
- *
- * Baseline: a plain rollout through the built SDK, `createTestClient` of `testing.js` (the real
- * client, offline) given `{ key: 'roll', type: 'rollout', enabled: true, percentage: 50 }`, then
- * `client.isEnabled('roll', user)`. Every case's pass alternates with a baseline pass in the same
- * process (in the peers' processes too), and the figure is the median over rounds of the
- * per-round ratio case/baseline; a peer against Flagwire is its ratio over Flagwire's (each
- * against the baseline of its own process).
- *
- * Cases (100,000 users `user-<n>` with 8 attributes, made up front in each SDK's own form):
- * a plain rollout of 50 %; a rule of 1 clause (`in`), of 10 and of 100 clauses (in, not in,
- * startsWith, endsWith, contains, numbers, semver; every clause holds for every user, so every
- * clause is evaluated); a segment of 10,000 keys (`inSegment`), the user in it and not; a
- * `matches` clause (an e-mail domain pattern); a split of the fallthrough over 3 variants.
- * Flagwire: the same test client holds every case's flag (management representation) and the
- * segment; `client.getString(key, user, 'DEFAULT')`. GrowthBook: `GrowthBookClient`
- * `isOn(key, { attributes })` (its multi-user server API; the cheapest that evaluates a feature
- * for a user), one rule with a `condition`; segments by `$inGroup` on a saved group. Unleash:
- * `Unleash` offline (bootstrap, `refreshInterval: 0`, metrics off) `isEnabled(name, context)`, a
- * `default` strategy with one constraint per clause; segments as an `IN` constraint of 10,000
- * values. Details: bench/README.md and lib/targeting-child.mjs, which checks every answer first.
- *
- * Each implementation runs in its own process (`lib/targeting-child.mjs`), all its cases in one
- * process (an application evaluates all kinds of flags through one client), with
- * `NODE_ENV=production`; garbage in a second process with `--expose-gc` and a 64 MB young
- * generation: `heapUsed` after a pass minus before it (after `gc()`), minus an empty control; no
- * GC may fall inside a pass (else the figure is void).
+ * Benchmark: targeting (issue 21), the built SDK's client (`createTestClient` of `testing.js`,
+ * the real client offline) against GrowthBook's and Unleash's SDKs on the same rules and users,
+ * in CPU ns and bytes allocated per evaluation (cases, forms and checks: bench/README.md). The
+ * baseline, in every process: a plain 50 % rollout through the built client, `isEnabled('roll',
+ * user)`, alternating with every case; a figure is the median over rounds of the per-round ratio
+ * case/baseline, a peer against Flagwire its ratio over Flagwire's. One process per
+ * implementation and mode (`lib/targeting-child.mjs`), `NODE_ENV=production`; garbage with
+ * `--expose-gc` and a 64 MB young generation (a GC inside a pass voids the figure).
  *
  * Run: `npm run build`, then `node bench/run.mjs targeting` or `node bench/targeting.mjs`
  * (`FLAGWIRE_DIST` for another build). Settings: FLAGWIRE_BENCH_TARGETING_ROUNDS (5), _PASSES (3
@@ -45,21 +25,6 @@ const TARGET_RULE_10_RATIO = 2;
 /** "About zero": below this many bytes per evaluation (as `sdk-evaluate`). */
 const TARGET_BYTES_PER_EVAL = 0.05;
 const SEMI_SPACE_MB = 64;
-
-const ns = (n) => {
-  if (!Number.isFinite(n)) return '-';
-  return n < 1000
-    ? `${n.toFixed(1)} ns`
-    : n < 1e6
-      ? `${(n / 1000).toFixed(2)} us`
-      : `${(n / 1e6).toFixed(2)} ms`;
-};
-/** Bytes per evaluation; within +-0.005 of 0 (the control's jitter) shows as 0. */
-const bytes = (b) => {
-  if (!Number.isFinite(b)) return '-';
-  if (Math.abs(b) < 0.005) return '0.00 B';
-  return Math.abs(b) < 100 ? `${b.toFixed(2)} B` : `${fmt.int(b)} B`;
-};
 
 export async function run({ log }) {
   const s = {
@@ -92,48 +57,41 @@ export async function run({ log }) {
     log(`  ${timing.name} ${timing.version}: measured`);
   }
 
-  // ---- merge: per case, per implementation
-  const caseIds = got.flagwire.timing.cases.map((c) => c.id);
-  const cases = caseIds.map((id) => {
-    const row = { id, label: got.flagwire.timing.cases.find((c) => c.id === id).label };
+  // ---- merge: per case, per implementation; a peer against Flagwire
+  const cases = got.flagwire.timing.cases.map(({ id, label }) => {
+    const row = { id, label };
     for (const impl of IMPLEMENTATIONS) {
       const t = got[impl].timing.cases.find((c) => c.id === id);
       const g = got[impl].garbage.cases.find((c) => c.id === id);
-      if (t.na) {
-        row[impl] = { na: t.na };
-        continue;
-      }
-      const gcClean = g.gcEvents === 0;
-      row[impl] = {
-        note: t.note,
-        nsPerEval: t.nsMedian,
-        wallNsPerEval: t.wallNsMedian,
-        baselineNsPerEval: t.baselineNsMedian,
-        ratioToBaseline: t.ratioMedian,
-        wallRatioToBaseline: t.wallRatioMedian,
-        ratios: t.ratios,
-        checked: t.checked,
-        bytesPerEval: gcClean ? g.bytesPerEval : Number.NaN,
-        garbage: g,
-      };
+      row[impl] = t.na
+        ? { na: t.na }
+        : {
+            note: t.note,
+            nsPerEval: t.nsMedian,
+            wallNsPerEval: t.wallNsMedian,
+            baselineNsPerEval: t.baseNsMedian,
+            ratioToBaseline: t.ratioMedian,
+            wallRatioToBaseline: t.wallRatioMedian,
+            ratios: t.ratios,
+            checked: t.checked,
+            bytesPerEval: g.gcs === 0 ? g.perUnit : Number.NaN,
+            garbage: g,
+          };
     }
-    for (const peer of PEERS) {
-      const p = row[peer];
+    for (const p of PEERS.map((peer) => row[peer]))
       if (!p.na && !row.flagwire.na) p.timesFlagwire = p.ratioToBaseline / row.flagwire.ratioToBaseline;
-    }
     return row;
   });
 
   // ---- verdicts, computed from this run
-  const byId = Object.fromEntries(cases.map((c) => [c.id, c]));
-  const rule10 = byId['rule-10'].flagwire.ratioToBaseline;
+  const rule10 = cases.find((c) => c.id === 'rule-10').flagwire.ratioToBaseline;
   const behind = [];
   for (const c of cases)
     for (const peer of PEERS)
       if (!c[peer].na && !(c[peer].timesFlagwire > 1)) behind.push(`${c.id} vs ${got[peer].name}`);
   const allocating = cases
     .filter((c) => !(c.flagwire.bytesPerEval <= TARGET_BYTES_PER_EVAL))
-    .map((c) => `${c.id} ${bytes(c.flagwire.bytesPerEval)}`);
+    .map((c) => `${c.id} ${fmt.bytes(c.flagwire.bytesPerEval)}`);
   const verdicts = {
     rule10Within2x: { ratio: rule10, target: TARGET_RULE_10_RATIO, met: rule10 <= TARGET_RULE_10_RATIO },
     aheadOfEveryPeer: { behind, met: behind.length === 0 },
@@ -142,15 +100,15 @@ export async function run({ log }) {
 
   // ---- text
   const timeRows = cases.map((c) => {
-    const cells = [c.label, ns(c.flagwire.nsPerEval), fmt.x(c.flagwire.ratioToBaseline)];
-    for (const peer of PEERS)
-      cells.push(...(c[peer].na ? ['n/a', ''] : [ns(c[peer].nsPerEval), fmt.x(c[peer].timesFlagwire, 1)]));
+    const cells = [c.label, fmt.ns(c.flagwire.nsPerEval), fmt.x(c.flagwire.ratioToBaseline)];
+    for (const p of PEERS.map((peer) => c[peer]))
+      cells.push(...(p.na ? ['n/a', ''] : [fmt.ns(p.nsPerEval), fmt.x(p.timesFlagwire, 1)]));
     return cells;
   });
   const garbageRows = cases.map((c) => [
     c.label,
     ...IMPLEMENTATIONS.map((impl) =>
-      c[impl].na ? 'n/a' : `${bytes(c[impl].bytesPerEval)}${c[impl].garbage.gcEvents ? ' (GC ran!)' : ''}`,
+      c[impl].na ? 'n/a' : `${fmt.bytes(c[impl].bytesPerEval)}${c[impl].garbage.gcs ? ' (GC ran!)' : ''}`,
     ),
   ]);
   const names = IMPLEMENTATIONS.map((impl) => `${got[impl].name} ${got[impl].version}`);
@@ -159,15 +117,7 @@ export async function run({ log }) {
   );
   const text = [
     table(
-      [
-        'targeting: CPU per evaluation',
-        names[0],
-        'x plain rollout',
-        names[1],
-        'x Flagwire',
-        names[2],
-        'x Flagwire',
-      ],
+      `targeting: CPU per evaluation|${names[0]}|x plain rollout|${names[1]}|x Flagwire|${names[2]}|x Flagwire`,
       timeRows,
     ),
     table(['targeting: bytes allocated per evaluation', ...names], garbageRows),
@@ -181,14 +131,9 @@ export async function run({ log }) {
   const result = {
     settings: { ...s, sdk },
     implementations: Object.fromEntries(
-      IMPLEMENTATIONS.map((impl) => [
+      Object.entries(got).map(([impl, { name, version, api, garbage }]) => [
         impl,
-        {
-          name: got[impl].name,
-          version: got[impl].version,
-          api: got[impl].api,
-          controlBytes: got[impl].garbage.controlBytes,
-        },
+        { name, version, api, controlBytes: garbage.controlBytes },
       ]),
     ),
     cases,

@@ -296,8 +296,9 @@ export async function loadRounds(cases, { rounds, duration, warmup }, log, title
 
 // ---------------------------------------------------------------- output
 
-/** A plain-text table: `header` and `rows` are arrays of cells; the first column is left-aligned. */
-export function table(header, rows) {
+/** A plain-text table: `header` (cells, or one string of cells split at `|`) and `rows` (arrays of cells); the first column is left-aligned. */
+export function table(head, rows) {
+  const header = typeof head === 'string' ? head.split('|') : head;
   const cells = [header, ...rows].map((row) => row.map((c) => String(c ?? '')));
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
   const line = (row) =>
@@ -320,6 +321,13 @@ export const fmt = {
   kb: finite((bytes) => `${(bytes / 1024).toFixed(1)} KB`),
   mb: finite((bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`),
   x: finite((r, digits = 2) => `${r.toFixed(digits)}x`),
+  ns: finite((n) =>
+    n < 1000 ? `${n.toFixed(1)} ns` : n < 1e6 ? `${(n / 1000).toFixed(2)} us` : `${(n / 1e6).toFixed(2)} ms`,
+  ),
+  /** Bytes per call; within +-0.005 of 0 (the control's jitter) shows as 0. */
+  bytes: finite((b) =>
+    Math.abs(b) < 0.005 ? '0.00 B' : Math.abs(b) < 100 ? `${b.toFixed(2)} B` : `${fmt.int(b)} B`,
+  ),
 };
 export const verdict = (ok) => (ok ? 'PASS' : 'MISS');
 

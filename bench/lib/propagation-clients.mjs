@@ -15,7 +15,7 @@
  * - `close` → closes everything and exits.
  */
 import { performance } from 'node:perf_hooks';
-import { patchFlag, serveCommands } from '../lib/child.mjs';
+import { patchFlag, serveCommands } from './child.mjs';
 
 const { sdkUrl } = JSON.parse(process.argv[2]);
 const { createClient } = await import(sdkUrl);

@@ -1,0 +1,230 @@
+/**
+ * The `targeting` benchmark's peers, GrowthBook and Unleash, offline, each given the cases of
+ * `targeting-cases.mjs` in its own form (bench/README.md says how); same interface as `flagwire`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CASES, SEGMENT, SPLIT } from './targeting-cases.mjs';
+import { REPO_DIR } from './util.mjs';
+
+const versionOf = (name) =>
+  JSON.parse(readFileSync(join(REPO_DIR, 'node_modules', name, 'package.json'), 'utf8')).version;
+const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const segmentNote = (how) => ({ 'segment-in': how, 'segment-out': how });
+
+function growthbookOnLoop(client, key, users, start, n) {
+  let hits = 0;
+  const u = users.length;
+  for (let i = 0, j = start; i < n; i++) {
+    if (client.isOn(key, users[j])) hits++;
+    if (++j === u) j = 0;
+  }
+  return hits;
+}
+
+function growthbookValueLoop(client, key, want, users, start, n) {
+  let hits = 0;
+  const u = users.length;
+  for (let i = 0, j = start; i < n; i++) {
+    if (client.getFeatureValue(key, null, users[j]) === want) hits++;
+    if (++j === u) j = 0;
+  }
+  return hits;
+}
+
+function unleashOnLoop(unleash, name, users, start, n) {
+  let hits = 0;
+  const u = users.length;
+  for (let i = 0, j = start; i < n; i++) {
+    if (unleash.isEnabled(name, users[j])) hits++;
+    if (++j === u) j = 0;
+  }
+  return hits;
+}
+
+function unleashVariantLoop(unleash, name, want, users, start, n) {
+  let hits = 0;
+  const u = users.length;
+  for (let i = 0, j = start; i < n; i++) {
+    if (unleash.getVariant(name, users[j]).name === want) hits++;
+    if (++j === u) j = 0;
+  }
+  return hits;
+}
+
+/** One value (numbers, semver, a pattern): the peers' operators of one operand. */
+const only = (op, values) => {
+  if (values.length !== 1) throw new Error(`${op} takes one value`);
+  return values[0];
+};
+
+/** A Flagwire clause as a GrowthBook condition (MongoDB-like; strings by `$regex`, which is how GrowthBook tests them). */
+function growthbookClause({ attribute, op, values, negate }) {
+  const any = `(?:${values.map((x) => escapeRegex(String(x))).join('|')})`;
+  const one = (k) => () => ({ [k]: only(op, values) });
+  const conditions = {
+    in: () => ({ [negate ? '$nin' : '$in']: values }),
+    startsWith: () => ({ $regex: `^${any}` }),
+    endsWith: () => ({ $regex: `${any}$` }),
+    contains: () => ({ $regex: any }),
+    matches: one('$regex'),
+    lessThan: one('$lt'),
+    lessThanOrEqual: one('$lte'),
+    greaterThan: one('$gt'),
+    greaterThanOrEqual: one('$gte'),
+    semVerLessThan: one('$vlt'),
+    semVerLessThanOrEqual: one('$vlte'),
+    semVerGreaterThan: one('$vgt'),
+    semVerGreaterThanOrEqual: one('$vgte'),
+  };
+  if (!conditions[op] || (negate && op !== 'in')) throw new Error(`growthbook: no translation of ${op}`);
+  return { [attribute === 'key' ? 'id' : attribute]: conditions[op]() };
+}
+
+export async function growthbook(members) {
+  const { GrowthBookClient } = await import('@growthbook/growthbook');
+  const features = {};
+  for (const c of CASES) {
+    let rule;
+    if (c.id === 'rollout') rule = { id: 'r', force: true, coverage: 0.5, hashAttribute: 'id' };
+    else if (c.id === 'split-3') {
+      const weights = SPLIT.map((s) => s.weight / 100_000);
+      rule = { id: 'r', key: 'bench.split-3', variations: ['a', 'b', 'c'], weights, hashAttribute: 'id' };
+    } else {
+      const clauses = c.segment ? [{ id: { $inGroup: SEGMENT } }] : c.clauses.map(growthbookClause);
+      rule = { id: 'r', condition: clauses.length === 1 ? clauses[0] : { $and: clauses }, force: true };
+    }
+    features[`bench.${c.id}`] = { defaultValue: c.id === 'split-3' ? 'a' : false, rules: [rule] };
+  }
+  // No client key, no polling, no streaming: nothing leaves the process.
+  const client = new GrowthBookClient({}).initSync({
+    payload: { features, savedGroups: { [SEGMENT]: members } },
+  });
+  const notes = {
+    rollout: 'a force rule with coverage 0.5',
+    ...segmentNote('`$inGroup` on a saved group of 10,000 ids (an array: `includes`)'),
+    matches: '`$regex` (a JavaScript RegExp)',
+    'split-3': 'an experiment rule, 3 variations, weights 1/3 (its own hashing)',
+  };
+  const cases = {};
+  for (const c of CASES) {
+    const key = `bench.${c.id}`;
+    cases[c.id] =
+      c.id === 'split-3'
+        ? {
+            run: (users, start, n) => growthbookValueLoop(client, key, 'a', users, start, n),
+            answer: (user) => client.getFeatureValue(key, null, user),
+          }
+        : {
+            run: (users, start, n) => growthbookOnLoop(client, key, users, start, n),
+            answer: (user) => client.isOn(key, user),
+          };
+    cases[c.id].note = notes[c.id];
+  }
+  return {
+    name: 'GrowthBook',
+    version: versionOf('@growthbook/growthbook'),
+    api: '`GrowthBookClient` (its multi-user server API) `initSync({ payload })`, then `client.isOn(key, { attributes })` (split: `getFeatureValue`); one feature per case, one rule with a `condition` (several clauses: `$and`; string operators: `$regex`)',
+    userOf: ({ key, ...rest }) => ({ attributes: { id: key, ...rest } }),
+    cases,
+  };
+}
+
+const UNLEASH_OPERATORS = {
+  in: 'IN',
+  startsWith: 'STR_STARTS_WITH',
+  endsWith: 'STR_ENDS_WITH',
+  contains: 'STR_CONTAINS',
+  matches: 'REGEX',
+  lessThan: 'NUM_LT',
+  lessThanOrEqual: 'NUM_LTE',
+  greaterThan: 'NUM_GT',
+  greaterThanOrEqual: 'NUM_GTE',
+  semVerLessThan: 'SEMVER_LT',
+  semVerLessThanOrEqual: 'SEMVER_LTE',
+  semVerGreaterThan: 'SEMVER_GT',
+  semVerGreaterThanOrEqual: 'SEMVER_GTE',
+};
+const LIST_OPERATORS = ['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS'];
+
+/** A Flagwire clause as an Unleash constraint (`values` for lists, `value` for one operand). */
+function unleashConstraint({ attribute, op, values, negate }) {
+  const operator = op === 'in' && negate ? 'NOT_IN' : UNLEASH_OPERATORS[op];
+  if (!operator || (negate && op !== 'in')) throw new Error(`unleash: no translation of ${op}`);
+  const base = { contextName: attribute === 'key' ? 'userId' : attribute, operator };
+  const operand = LIST_OPERATORS.includes(operator)
+    ? { values: values.map(String) }
+    : { value: String(only(op, values)) };
+  return { ...base, inverted: false, caseInsensitive: false, ...operand };
+}
+
+export async function unleash(members) {
+  const { Unleash, InMemStorageProvider } = await import('unleash-client');
+  const rollout = (name, percent) => ({
+    name: 'flexibleRollout',
+    parameters: { rollout: percent, stickiness: 'default', groupId: name },
+  });
+  const features = CASES.map((c) => {
+    const name = `bench.${c.id}`;
+    let strategy;
+    if (c.id === 'rollout') strategy = rollout(name, '50');
+    else if (c.id === 'split-3') {
+      const variants = SPLIT.map(({ variant }, i) => ({
+        name: variant,
+        weight: i === 0 ? 334 : 333,
+        weightType: 'variable',
+        stickiness: 'default',
+      }));
+      strategy = { ...rollout(name, '100'), variants };
+    } else {
+      const clauses = c.segment ? [{ attribute: 'key', op: 'in', values: members }] : c.clauses;
+      strategy = { name: 'default', parameters: {}, constraints: clauses.map(unleashConstraint) };
+    }
+    return { name, enabled: true, type: 'release', project: 'default', strategies: [strategy], variants: [] };
+  });
+  // Offline: the bootstrap, `refreshInterval: 0` (its poller never fetches), no metrics, the
+  // backup in memory. Nothing leaves the process.
+  const client = new Unleash({
+    appName: 'flagwire-bench',
+    url: 'http://127.0.0.1:9/api/',
+    refreshInterval: 0,
+    disableMetrics: true,
+    storageProvider: new InMemStorageProvider(),
+    bootstrap: { data: features },
+    skipInstanceCountWarning: true,
+  });
+  client.on('error', (e) => process.stderr.write(`  unleash error: ${e?.message ?? e}\n`));
+  client.on('warn', (w) => process.stderr.write(`  unleash warning: ${w}\n`));
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('unleash: not ready after 10 s')), 10_000);
+    client.once('ready', () => resolve(clearTimeout(timer)));
+  });
+  const notes = {
+    rollout: '`flexibleRollout` 50 %',
+    ...segmentNote('an `IN` constraint with 10,000 values on `userId`'),
+    matches: '`REGEX` (re2js)',
+    'split-3': 'strategy variants, weights 334/333/333 (its own hashing)',
+  };
+  const cases = {};
+  for (const c of CASES) {
+    const name = `bench.${c.id}`;
+    cases[c.id] =
+      c.id === 'split-3'
+        ? {
+            run: (users, start, n) => unleashVariantLoop(client, name, 'a', users, start, n),
+            answer: (user) => client.getVariant(name, user).name,
+          }
+        : {
+            run: (users, start, n) => unleashOnLoop(client, name, users, start, n),
+            answer: (user) => client.isEnabled(name, user),
+          };
+    cases[c.id].note = notes[c.id];
+  }
+  return {
+    name: 'Unleash',
+    version: versionOf('unleash-client'),
+    api: '`new Unleash({ bootstrap, refreshInterval: 0, disableMetrics: true, storageProvider: InMemStorageProvider })` (offline), then `unleash.isEnabled(name, context)` (split: `getVariant(name, context).name`); one toggle per case, a `default` strategy with one constraint per clause',
+    userOf: ({ key, ...properties }) => ({ userId: key, properties }),
+    cases,
+  };
+}
