@@ -1,12 +1,45 @@
 /** The only screen without a session: paste the admin token. */
 import { useId, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { ApiError, api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
 import { useAction } from '../use-action.js';
 
 /** Exchanges the admin token for the session cookie (`docs/protocol.md` §10.2). */
 export function exchangeToken(token: string): Promise<void> {
   return api<void>('/admin/api/session', { method: 'POST', body: { token }, signOutOn401: false });
+}
+
+/**
+ * What a pasted credential is, by its prefix, when it is not the admin token: an environment's
+ * API key (`fw_live_`, `docs/protocol.md` §2) or a webhook signing secret (`whsec_`, §8).
+ */
+export function credentialKind(value: string): 'api-key' | 'webhook-secret' | undefined {
+  if (value.startsWith('fw_live_')) return 'api-key';
+  if (value.startsWith('whsec_')) return 'webhook-secret';
+  return undefined;
+}
+
+/** The token in what was pasted: the whole printed dashboard URL works too. */
+function tokenIn(pasted: string): string {
+  const value = pasted.trim();
+  const at = value.indexOf('#token=');
+  return at === -1 ? value : (new URLSearchParams(value.slice(at + 1)).get('token')?.trim() ?? '');
+}
+
+/** Where the admin token is (`docs/protocol.md` §10.2). */
+function WhereTheTokenIs() {
+  return (
+    <ul class="token-sources">
+      <li>
+        in the <code>dashboard:</code> line flagwire-server prints when it starts (
+        <code>http://…/#token=…</code>: open that URL, or paste it here);
+      </li>
+      <li>
+        or the value given to the server: <code>--admin-token</code>, the <code>FLAGWIRE_ADMIN_TOKEN</code>{' '}
+        environment variable, or <code>adminToken</code> in its config file.
+      </li>
+    </ul>
+  );
 }
 
 interface Props {
@@ -18,16 +51,26 @@ export function SignIn({ initialError, onSignedIn }: Props) {
   const id = useId();
   const [token, setToken] = useState('');
   const { busy, error, setError, run } = useAction(initialError);
+  // Set when the server refused what was pasted and its prefix says what it was instead.
+  const [mistaken, setMistaken] = useState<'api-key' | 'webhook-secret'>();
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const value = token.trim();
+    const value = tokenIn(token);
+    setMistaken(undefined);
     if (value === '') {
       setError('Paste the admin token first.');
       return;
     }
     await run(async () => {
-      await exchangeToken(value);
+      try {
+        await exchangeToken(value);
+      } catch (err) {
+        // An operator may choose any admin token, so the server decides; the prefix only explains.
+        const kind = err instanceof ApiError && err.status === 401 ? credentialKind(value) : undefined;
+        if (kind) setMistaken(kind);
+        throw err;
+      }
       onSignedIn();
     });
   };
@@ -52,7 +95,18 @@ export function SignIn({ initialError, onSignedIn }: Props) {
           Sign in
         </button>
       </form>
-      <ErrorText message={error} />
+      {mistaken ? (
+        <div role="alert" class="error">
+          <p>
+            {mistaken === 'api-key'
+              ? 'That is an SDK API key (fw_live_…), not the admin token. API keys connect apps to one environment; the dashboard needs the admin token, which is:'
+              : 'That is a webhook signing secret (whsec_…), not the admin token. The admin token is:'}
+          </p>
+          <WhereTheTokenIs />
+        </div>
+      ) : (
+        <ErrorText message={error} />
+      )}
     </section>
   );
 }
