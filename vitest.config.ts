@@ -17,6 +17,8 @@ const ON_BOTH_STORES = [
   'test/openfeature.test.ts',
   'test/ofrep.test.ts',
   'test/dashboard-api.test.ts',
+  'test/admin-lifecycle.test.ts',
+  'test/admin-copy-flags.test.ts',
 ];
 
 export default defineConfig({

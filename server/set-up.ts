@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedServerOptions } from './options.js';
 import { grantsOf } from './state/admin-service.js';
+import { findByName } from './state/env-names.js';
 import type { Grant } from './state/key-ring.js';
 import type { Environment, MemoryState } from './state/model.js';
 import type { Op } from './state/ops.js';
@@ -76,7 +77,7 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
   if (!options.config) return;
   for (const project of options.config.projects) {
     for (const environment of project.environments) {
-      const env = envs.find((e) => e.id === `${project.key}/${environment.key}`)!;
+      const env = findByName(envs, project.key, environment.key)!;
       for (const flag of environment.flags ?? [])
         await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
     }

@@ -26,7 +26,10 @@ import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
 import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
+import { CopyService } from './state/copy-service.js';
+import { nameOf } from './state/env-names.js';
 import { KeyRing } from './state/key-ring.js';
+import { LifecycleService } from './state/lifecycle-service.js';
 import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
@@ -109,13 +112,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const adminEvents = new AdminEvents(
       () => {
         const counts: Record<string, number> = {};
-        for (const env of admin.environments) counts[env.id] = hub.countOf(env.id);
+        for (const env of admin.environments) counts[nameOf(env)] = hub.countOf(env.id);
         return counts;
       },
       { group: sse },
     );
     const admin = new AdminService(db, service, keyRing, envs, {
       environment: (env) => hub.addEnvironment(env),
+      removed: (env) => hub.removeEnvironment(env),
       structure: () => adminEvents.structure(),
       revoked: (grant) => {
         hub.closeStreamsOf(grant);
@@ -149,7 +153,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           auth: new AdminAuth(adminToken),
           admin,
           assets: new DashboardAssets(),
-          routes: adminRoutes({ admin, flags: service, hub, events: adminEvents }),
+          routes: adminRoutes({
+            admin,
+            flags: service,
+            hub,
+            events: adminEvents,
+            lifecycle: new LifecycleService(db, service, admin),
+            copies: new CopyService(db, service, checkPattern),
+          }),
           envRoutes,
         })
       : undefined;

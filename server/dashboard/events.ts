@@ -6,6 +6,7 @@
  * (`../stream/channel.ts`); these streams do not count against `maxStreams`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { nameOf } from '../state/env-names.js';
 import type { FlagCommit } from '../state/model.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
@@ -19,7 +20,7 @@ export class AdminEvents {
   readonly #counts: () => Record<string, number>;
   #countsTimer: NodeJS.Timeout | undefined;
 
-  /** `counts` gives the open SDK streams per environment id. */
+  /** `counts` gives the open SDK streams per environment (`PROJECT/ENVIRONMENT`). */
   constructor(counts: () => Record<string, number>, options: AdminEventsOptions = {}) {
     this.#counts = counts;
     this.#channels = groupOf(options).channels({
@@ -42,7 +43,7 @@ export class AdminEvents {
 
   change(change: FlagCommit): void {
     const flag = (change.after ?? change.before)?.key;
-    this.#send('change', { env: change.env.id, revision: change.revision, flag });
+    this.#send('change', { env: nameOf(change.env), revision: change.revision, flag });
   }
 
   structure(): void {

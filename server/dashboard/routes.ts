@@ -1,12 +1,16 @@
 /**
- * The admin API's own routes (`docs/protocol.md` §10.3): overview, projects, environments,
- * API keys, history and the event stream. Flags and webhooks of an environment are not here:
- * the handler sends them to the same routes as `/api/v1` (`server/http/handlers/`).
+ * The admin API's own routes (`docs/protocol.md` §10.3): overview, projects, environments
+ * (their rename, deletion and the copy of flags: `../http/handlers/lifecycle.ts`), API keys,
+ * history and the event stream. Flags and webhooks of an environment are not here: the handler
+ * sends them to the same routes as `/api/v1` (`server/http/handlers/`).
  */
 
+import { lifecycleRoutes } from '../http/handlers/lifecycle.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
-import type { AdminService } from '../state/admin-service.js';
+import type { AdminService, ProjectView } from '../state/admin-service.js';
+import type { CopyService } from '../state/copy-service.js';
+import type { LifecycleService } from '../state/lifecycle-service.js';
 import type { Environment } from '../state/model.js';
 import type { FlagService } from '../state/service.js';
 import type { StreamHub } from '../stream/hub.js';
@@ -23,9 +27,12 @@ export interface AdminRouteDeps {
   flags: FlagService;
   hub: StreamHub;
   events: AdminEvents;
+  lifecycle: LifecycleService;
+  copies: CopyService;
 }
 
-export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Route<AdminGrant>[] {
+export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
+  const { admin, flags, hub, events } = deps;
   const envOf = (params: Record<string, string>) => admin.environment(params.project!, params.env!);
   /** An environment as the overview lists it. */
   const envView = (env: Environment) => ({
@@ -37,6 +44,11 @@ export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Rout
     flags: env.flags.size,
     revision: env.revision,
   });
+  /** A project as the overview lists it, with its environments. */
+  const projectView = (project: ProjectView) => ({
+    ...project,
+    environments: admin.environments.filter((env) => env.project === project.key).map(envView),
+  });
   return [
     defineRoute<AdminGrant>(
       'overview',
@@ -47,12 +59,7 @@ export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Rout
           action: 'read',
           handler: async ({ res }) => {
             // A settled read (§7.3): answers only what is durable.
-            const projects = await flags.readSettled(null, () =>
-              admin.projects().map((project) => ({
-                ...project,
-                environments: admin.environments.filter((env) => env.project === project.key).map(envView),
-              })),
-            );
+            const projects = await flags.readSettled(null, () => admin.projects().map(projectView));
             sendJson(res, 200, { projects });
           },
         },
@@ -154,5 +161,6 @@ export function adminRoutes({ admin, flags, hub, events }: AdminRouteDeps): Rout
       },
       true,
     ),
+    ...lifecycleRoutes<AdminGrant>({ ...deps, envView, projectView }),
   ];
 }

@@ -5,10 +5,12 @@
  * webhooks are not here: the dashboard changes them through `FlagService`, like `/api/v1`.
  */
 import { ApiError } from '../errors.js';
+import { findByName, idFor, isNamed } from './env-names.js';
 import { newApiKey, newEpoch, randomBase62 } from './ids.js';
-import { type Grant, grantOfKey, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
+import { type Grant, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
 import type { Access, Environment, MemoryState, StoredApiKey, StoredProject } from './model.js';
 import type { Op } from './ops.js';
+import { type AdminServiceEvents, ServedEnvironments } from './served.js';
 import type { FlagService } from './service.js';
 
 /** An API key as the dashboard lists it (never its value). */
@@ -26,14 +28,7 @@ export interface ProjectView extends StoredProject {
   source: Environment['source'];
 }
 
-export interface AdminServiceEvents {
-  /** A new environment: give it a stream view. */
-  environment(env: Environment): void;
-  /** Anything the overview or the keys list shows changed. */
-  structure(): void;
-  /** A key was revoked: close what it opened. */
-  revoked(grant: Grant): void;
-}
+export type { AdminServiceEvents } from './served.js';
 
 export const newAdminToken = (): string => `fw_admin_${randomBase62(32)}`;
 
@@ -41,8 +36,9 @@ export class AdminService {
   readonly #db: MemoryState;
   readonly #flags: FlagService;
   readonly #keys: KeyRing;
-  readonly #events: AdminServiceEvents;
-  readonly #served: Environment[];
+  readonly #serving: ServedEnvironments;
+  /** The served environments, as `#serving` keeps them. */
+  readonly #served: readonly Environment[];
 
   constructor(
     db: MemoryState,
@@ -52,10 +48,10 @@ export class AdminService {
     events: AdminServiceEvents,
   ) {
     this.#db = db;
-    this.#served = [...served];
     this.#flags = flags;
     this.#keys = keys;
-    this.#events = events;
+    this.#serving = new ServedEnvironments(db, keys, served, events);
+    this.#served = this.#serving.list;
   }
 
   /** The token given, else the one stored, else a new one (stored, so it survives restarts). */
@@ -104,7 +100,7 @@ export class AdminService {
       }
       return [{ t: 'project', project }];
     });
-    this.#events.structure();
+    // `committed` has told the overview, as every other instance does.
     return { ...project, source: 'dashboard' };
   }
 
@@ -113,13 +109,18 @@ export class AdminService {
     if (!(await this.#flags.readSettled('', () => this.projects().some((p) => p.key === project)))) {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
     }
-    const id = `${project}/${key}`;
-    const taken = () => new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(id)} already exists`);
-    if (this.#served.some((e) => e.id === id)) throw taken();
+    const name = `${project}/${key}`;
+    const taken = () => new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(name)} already exists`);
+    if (findByName(this.#served, project, key)) throw taken();
+    // Its id: the name, unless an environment renamed away holds it (`env-names.ts`).
+    const id = idFor(this.#db, project, key);
     // Decided against the committed state (on shared storage, under the environment's lock), so
     // of two racing creations, on one instance or two, one wins and the other answers 409.
     await this.#flags.commit(id, () => {
       const stored = this.#db.get(id);
+      if (stored && !isNamed(stored, project, key)) throw taken(); // renamed into it meanwhile
+      const named = findByName(this.#db.values(), project, key);
+      if (named && named !== stored) throw taken();
       if (stored && (stored.source === 'dashboard' || this.#served.includes(stored))) throw taken();
       if (stored) {
         // Kept in the store from an earlier set-up (a config that no longer names it, or the
@@ -201,106 +202,17 @@ export class AdminService {
   }
 
   /**
-   * Follows every committed op, this instance's or another's (`Applier.onCommitted`):
-   * environments, keys and revocations made elsewhere take effect here too. Idempotent, so
-   * this instance's own ops pass through harmlessly.
+   * Follows every committed op, this instance's or another's (`Applier.onCommitted`): see
+   * `ServedEnvironments.committed`.
    */
-  readonly committed = (op: Op): void => {
-    switch (op.t) {
-      case 'env': {
-        const env = this.#db.get(op.id);
-        if (!env) return;
-        if (env.source === 'dashboard' && !this.#served.includes(env)) {
-          for (const { digest, grant } of grantsOf(env, [])) this.#keys.add(digest, grant);
-          this.#serve(env);
-        }
-        const kept = new Set(env.generatedKeys.map((k) => keyIdOf(keyDigest(k.key))));
-        for (const grant of this.#keys.grants)
-          if (grant.env === env && grant.source === 'generated' && !kept.has(grant.id)) this.#revoke(grant);
-        return;
-      }
-      case 'key': {
-        const env = this.#db.get(op.env);
-        if (env && !this.#keys.grants.some((g) => g.env === env && g.id === op.key.id))
-          this.#addKey(env, op.key);
-        return;
-      }
-      case 'key-del': {
-        const grant = this.#keys.grants.find((g) => g.env.id === op.env && g.id === op.id);
-        if (grant) this.#revoke(grant);
-        return;
-      }
-      case 'project':
-        this.#events.structure();
-        return;
-      default:
-        return;
-    }
-  };
+  get committed(): (op: Op) => void {
+    return this.#serving.committed;
+  }
 
-  /**
-   * Brings the served environments and the key ring in line with memory: for ops committed
-   * elsewhere while this instance was starting, before `committed` was listening.
-   */
+  /** Brings what is served in line with memory (`ServedEnvironments.reconcile`). */
   reconcile(): void {
-    for (const env of this.#db.values()) {
-      // Serves a dashboard environment made elsewhere; drops generated keys revoked elsewhere.
-      this.committed({ t: 'env', ...envOp(env) });
-      if (!this.#served.includes(env)) continue;
-      for (const key of env.apiKeys) this.committed({ t: 'key', env: env.id, key });
-      const stored = new Set(env.apiKeys.map((k) => k.id));
-      for (const grant of this.#keys.grants)
-        if (grant.env === env && grant.source === 'dashboard' && !stored.has(grant.id)) this.#revoke(grant);
-    }
-  }
-
-  #serve(env: Environment): void {
-    this.#served.push(env);
-    this.#events.environment(env);
-    this.#events.structure();
-  }
-
-  #addKey(env: Environment, stored: StoredApiKey): void {
-    this.#keys.add(Buffer.from(stored.digest, 'hex'), storedGrant(env, stored));
-    this.#events.structure();
-  }
-
-  #revoke(grant: Grant): void {
-    this.#keys.revoke(grant);
-    this.#events.revoked(grant);
-    this.#events.structure();
+    this.#serving.reconcile();
   }
 }
 
-/** An environment as its `env` op says it. */
-function envOp(env: Environment) {
-  const { id, project, environment, epoch, generatedKeys: keys, source } = env;
-  return { id, project, environment, epoch, keys, source };
-}
-
-/** The grant of a key created in the dashboard. */
-export function storedGrant(env: Environment, stored: StoredApiKey): Grant {
-  return {
-    env,
-    access: stored.access,
-    id: stored.id,
-    source: 'dashboard',
-    actor: stored.name
-      ? { type: 'api-key', hint: stored.hint, name: stored.name }
-      : { type: 'api-key', hint: stored.hint },
-    createdAt: stored.createdAt,
-    revoked: false,
-  };
-}
-
-/** Every key an environment's grants come from, for the key ring at start-up. */
-export function grantsOf(
-  env: Environment,
-  configKeys: ReadonlyArray<{ key: string; access: Access }>,
-): Array<{ digest: Buffer; grant: Grant }> {
-  const out = configKeys.map(({ key, access }) => grantOfKey(env, key, access, 'config'));
-  for (const { key, access } of env.generatedKeys) out.push(grantOfKey(env, key, access, 'generated'));
-  for (const stored of env.apiKeys)
-    out.push({ digest: Buffer.from(stored.digest, 'hex'), grant: storedGrant(env, stored) });
-  return out;
-}
+export { grantsOf, storedGrant } from './grants.js';

@@ -57,9 +57,14 @@ export interface HistoryEntry {
   at: string;
   /** The flag's key; for a segment change, `segment:<key>`. */
   flag: string;
-  action: 'created' | 'updated' | 'deleted';
+  /** `copied`: the flag was copied to another environment (`copiedTo`); nothing changed here. */
+  action: 'created' | 'updated' | 'deleted' | 'copied';
   changes: Array<{ field: string; from: unknown; to: unknown }>;
   actor: Actor;
+  /** The change came from copying flags (`docs/protocol.md` §10.3): from `PROJECT/ENVIRONMENT`. */
+  copiedFrom?: string;
+  /** The flag was copied to `PROJECT/ENVIRONMENT`. */
+  copiedTo?: string;
 }
 
 /** A flag as stored: the management fields plus bookkeeping; targeting only where set (§12). */
@@ -168,7 +173,11 @@ export interface AttemptRecord {
 
 /** One environment of one project: the unit every API key is bound to. */
 export interface Environment {
-  /** `<project>/<environment>`. */
+  /**
+   * Internal and immutable: the storage scope and stream key. `<project>/<environment>` as first
+   * created (`#2`, `#3`... when that id was taken); a rename changes `project` and `environment`
+   * only (`env-names.ts`).
+   */
   id: string;
   project: string;
   environment: string;
@@ -192,6 +201,13 @@ export interface Environment {
   history: HistoryEntry[];
 }
 
+/** The keys of a renamed environment, for the environment of that id and epoch only. */
+export interface EnvName {
+  epoch: string;
+  project: string;
+  environment: string;
+}
+
 /**
  * The server's state in memory, which it answers from: every environment by id, plus what spans
  * them (projects made in the dashboard, the admin token). It changes only through committed
@@ -200,6 +216,8 @@ export interface Environment {
 export class MemoryState extends Map<string, Environment> {
   /** Projects created in the dashboard (config and default projects exist through their environments). */
   readonly projects = new Map<string, StoredProject>();
+  /** Environments renamed, by id: their keys now (`env-names.ts`); kept with the projects. */
+  readonly names = new Map<string, EnvName>();
   /** The admin token the server generated on its first start, if it did. */
   adminToken: string | undefined;
   /** The secret that signs OFREP stream tokens (`docs/protocol.md` §11.4), made on first start. */

@@ -3,7 +3,9 @@
  * suffix of the log again onto a state that already holds it changes nothing
  * (`docs/protocol.md` §7, storage).
  */
+import { applyRecordedName } from './env-names.js';
 import { historyEntry, recordHistory, segmentHistoryEntry } from './history.js';
+import { applyLifecycleOp, type LifecycleOp } from './lifecycle-ops.js';
 import type {
   Actor,
   ApiKeyGrant,
@@ -32,9 +34,9 @@ export type Op =
       source?: Source;
       createdAt?: string;
     }
-  | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor }
+  | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor; copiedFrom?: string }
   | { t: 'flag-del'; env: string; rev: number; key: string; at?: string; by?: Actor }
-  | { t: 'segment'; env: string; rev: number; segment: StoredSegment; by?: Actor }
+  | { t: 'segment'; env: string; rev: number; segment: StoredSegment; by?: Actor; copiedFrom?: string }
   | { t: 'segment-del'; env: string; rev: number; key: string; at: string; by?: Actor }
   | { t: 'webhook'; env: string; webhook: StoredWebhook }
   | { t: 'webhook-del'; env: string; id: string }
@@ -44,11 +46,12 @@ export type Op =
   | { t: 'key'; env: string; key: StoredApiKey }
   | { t: 'key-del'; env: string; id: string }
   | { t: 'admin'; token: string }
-  | { t: 'stream-secret'; secret: string };
+  | { t: 'stream-secret'; secret: string }
+  | LifecycleOp;
 
 /**
  * The scope an op belongs to on shared storage: its environment's id, or `''` for what spans
- * environments (projects, the admin token, the stream secret). One entry is one scope's.
+ * environments (projects, renames, the admin token, the stream secret). One entry is one scope's.
  */
 export function scopeOf(op: Op): string {
   if (op.t === 'env') return op.id;
@@ -69,23 +72,26 @@ export function applyOp(db: MemoryState, op: Op): void {
       if (env) {
         env.generatedKeys = op.keys;
         if (op.source) env.source = op.source;
-      } else
-        db.set(op.id, {
-          id: op.id,
-          project: op.project,
-          environment: op.environment,
-          epoch: op.epoch,
-          revision: 0,
-          flags: new Map(),
-          segments: new Map(),
-          webhooks: new Map(),
-          deliveries: new Map(),
-          generatedKeys: op.keys,
-          source: op.source ?? 'default',
-          createdAt: op.createdAt ?? new Date(0).toISOString(),
-          apiKeys: [],
-          history: [],
-        });
+        return;
+      }
+      db.set(op.id, {
+        id: op.id,
+        project: op.project,
+        environment: op.environment,
+        epoch: op.epoch,
+        revision: 0,
+        flags: new Map(),
+        segments: new Map(),
+        webhooks: new Map(),
+        deliveries: new Map(),
+        generatedKeys: op.keys,
+        source: op.source ?? 'default',
+        createdAt: op.createdAt ?? new Date(0).toISOString(),
+        apiKeys: [],
+        history: [],
+      });
+      // Renamed before this instance saw it created (the shared scope is read first).
+      applyRecordedName(db, db.get(op.id)!);
       return;
     }
     case 'flag': {
@@ -98,6 +104,7 @@ export function applyOp(db: MemoryState, op: Op): void {
           op.flag,
           op.by ?? UNKNOWN_ACTOR,
         );
+        if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
         recordHistory(env, entry, db.historyLimit);
         env.revision = op.rev;
       }
@@ -132,6 +139,7 @@ export function applyOp(db: MemoryState, op: Op): void {
           op.segment,
           op.by ?? UNKNOWN_ACTOR,
         );
+        if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
         recordHistory(env, entry, db.historyLimit);
         env.revision = op.rev;
       }
@@ -188,5 +196,7 @@ export function applyOp(db: MemoryState, op: Op): void {
     case 'stream-secret':
       db.streamSecret = op.secret;
       return;
+    default:
+      applyLifecycleOp(db, op);
   }
 }

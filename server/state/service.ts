@@ -10,8 +10,10 @@ import type { AnyFlagType, CreateFlagInput, Flag, UpdateFlagInput } from '../../
 import { ApiError, flagNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
 import { flagCommitOf } from './applier.js';
+import { findByName, idFor } from './env-names.js';
 import { readHistory } from './history.js';
 import { newApiKey, newEpoch } from './ids.js';
+import { refuseDeleted } from './lifecycle-ops.js';
 import type {
   Actor,
   ApiKeyGrant,
@@ -79,7 +81,8 @@ export class FlagService {
    * it (by any instance); `[]` commits nothing, a throw refuses. Resolves once durable.
    */
   async commit(scope: string, plan: () => Op[]): Promise<void> {
-    await this.#storage.commit(scope, plan);
+    // Nothing is written to an environment deleted meanwhile (a request or a delivery under way).
+    await this.#storage.commit(scope, () => refuseDeleted(this.#db, plan()));
   }
 
   /**
@@ -100,9 +103,9 @@ export class FlagService {
     generateKeys: boolean,
     source: Source = generateKeys ? 'default' : 'config',
   ): Promise<Environment> {
-    const id = `${project}/${environment}`;
-    const existing = this.#db.get(id);
+    const existing = findByName(this.#db.values(), project, environment);
     if (existing) return existing;
+    const id = idFor(this.#db, project, environment);
     await this.#write(id, () => {
       if (this.#db.has(id)) return { ops: [], result: undefined };
       const keys: ApiKeyGrant[] = generateKeys
@@ -118,7 +121,7 @@ export class FlagService {
         result: undefined,
       };
     });
-    return this.#db.get(id)!;
+    return findByName(this.#db.values(), project, environment) ?? this.#db.get(id)!;
   }
 
   /** Records where an environment now comes from (the dashboard took it back, or the config names it). */

@@ -4,9 +4,11 @@
  * back (a group commit that failed).
  */
 import type { LoadedState } from '../store/storage.js';
+import { applyRecordedName, nameFromId, renamedAs } from './env-names.js';
 import {
   type ApiKeyGrant,
   type Environment,
+  type EnvName,
   type HistoryEntry,
   MemoryState,
   type Source,
@@ -23,6 +25,8 @@ import { applyOp, type Op } from './ops.js';
 export interface SnapshotData {
   envs: EnvSnapshot[];
   projects?: StoredProject[];
+  /** Renamed environments (`env-names.ts`), by id. */
+  names?: Array<EnvName & { id: string }>;
   adminToken?: string;
   streamSecret?: string;
 }
@@ -56,10 +60,22 @@ export type SharedSnapshot = Omit<SnapshotData, 'envs'>;
 export function captureScope(db: MemoryState, scope: string): () => void {
   if (scope === '') {
     const projects = new Map(db.projects);
+    const names = new Map(db.names);
+    const named = new Map(
+      [...db.values()].map((e) => [e, { project: e.project, environment: e.environment }]),
+    );
     const { adminToken, streamSecret } = db;
     return () => {
       db.projects.clear();
       for (const [key, project] of projects) db.projects.set(key, project);
+      db.names.clear();
+      for (const [id, name] of names) db.names.set(id, name);
+      // Renames of the batch undone; an environment that came meanwhile gets the name recorded for it.
+      for (const env of db.values()) {
+        const { project, environment } = named.get(env) ?? renamedAs(db, env) ?? nameFromId(env.id);
+        env.project = project;
+        env.environment = environment;
+      }
       db.adminToken = adminToken;
       db.streamSecret = streamSecret;
     };
@@ -83,6 +99,8 @@ export function captureScope(db: MemoryState, scope: string): () => void {
     for (const [key, value] of from) map.set(key, value);
   };
   return () => {
+    // Back in memory, should the batch have deleted it.
+    db.set(scope, env);
     env.revision = saved.revision;
     refill(env.flags, saved.flags);
     refill(env.segments, saved.segments);
@@ -118,6 +136,7 @@ function envSnapshot(env: Environment): EnvSnapshot {
 /** What spans environments, as the snapshot holds it. */
 function sharedSnapshot(db: MemoryState): SharedSnapshot {
   const shared: SharedSnapshot = { projects: [...db.projects.values()] };
+  if (db.names.size > 0) shared.names = [...db.names].map(([id, name]) => ({ id, ...name }));
   if (db.adminToken !== undefined) shared.adminToken = db.adminToken;
   if (db.streamSecret !== undefined) shared.streamSecret = db.streamSecret;
   return shared;
@@ -167,6 +186,10 @@ export function fromSnapshot(data: SnapshotData): MemoryState {
     });
   }
   for (const project of data.projects ?? []) db.projects.set(project.key, project);
+  for (const { id, epoch, project, environment } of data.names ?? [])
+    db.names.set(id, { epoch, project, environment });
+  // A scope's snapshot may be older than the shared one's renames.
+  for (const env of db.values()) applyRecordedName(db, env);
   if (data.adminToken !== undefined) db.adminToken = data.adminToken;
   if (data.streamSecret !== undefined) db.streamSecret = data.streamSecret;
   return db;

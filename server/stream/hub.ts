@@ -55,6 +55,11 @@ export class StreamHub {
     this.#views.set(env.id, [new SdkView(env, this.#historySize), new SdkView(env, this.#historySize, true)]);
   }
 
+  /** Forgets a deleted environment's view (its streams were closed with its keys). */
+  removeEnvironment(env: Environment): void {
+    this.#views.delete(env.id);
+  }
+
   /** The environment's view for SDKs with (`targeting`) or without the targeting capability (§12.6). */
   view(env: Environment, targeting = false): SdkView {
     const views = this.#views.get(env.id);
