@@ -128,7 +128,8 @@ describe('the copy', () => {
 
     const targetHistory = await sendOk(admin, 'GET', `${production}/history`, undefined);
     expect(targetHistory).toHaveLength(5);
-    for (const entry of targetHistory) expect(entry).toMatchObject({ action: 'created', copiedFrom: FROM });
+    for (const entry of targetHistory as Json[])
+      expect(entry).toMatchObject({ action: 'created', copiedFrom: FROM });
     expect(targetHistory.map((e: Json) => e.flag)).toContain('segment:beta');
     const sourceHistory = await sendOk(admin, 'GET', `${staging}/history?flag=color`, undefined);
     expect(sourceHistory[0]).toMatchObject({ flag: 'color', action: 'copied', copiedTo: TO, changes: [] });
@@ -158,7 +159,7 @@ describe('the copy', () => {
     expect(await sendOk(admin, 'GET', `${production}/segments/beta`, undefined)).toMatchObject({
       included: ['p1'],
     });
-    const [latest] = await sendOk(admin, 'GET', `${production}/history`, undefined);
+    const latest = (await sendOk(admin, 'GET', `${production}/history`, undefined))[0];
     expect(latest).toMatchObject({ flag: 'ramp', action: 'updated', copiedFrom: FROM });
   });
 
