@@ -1,29 +1,21 @@
 /**
- * Benchmark: compressed `GET /sdk/flags` (`docs/protocol.md` §5.2), for 100 and 10,000 flags.
- *
- * One server (in memory, its own process) with two environments seeded with `appFlags(100)` and
- * `appFlags(10000)`. For each size: the body bytes with no `Accept-Encoding` (identity, the
- * baseline), with `gzip` and with `br` (read with `node:http`, which does not decode; each
- * compressed body is checked to decode to the identity body); then req/s of the three with
- * `loadRounds` (autocannon sends no `Accept-Encoding` of its own; each encoding's per-revision
- * cache is warm), medians over rounds of req/s and of the ratio to identity.
- *
- * Then, on 10,000 flags with no load: the first `br` and `gzip` request of a new revision (each
- * after a PATCH that makes the revision and an identity GET that builds its body, so it waits for
- * the compression only), once per encoding per round, next to the request that follows it (from
- * the cache). Last, the time until `ready()` of an SDK client (`createClient` of the build under
- * test, `stream: false`) on 10,000 flags: Node's `fetch` as it is (it asks for gzip by itself)
- * against a `fetch` that sends `accept-encoding: identity`; alternating runs, medians. For
- * information: no target.
+ * Benchmark: compressed `GET /sdk/flags` (`docs/protocol.md` §5.2), 100 and 10,000 flags
+ * (`appFlags`) on one in-memory server: body bytes and req/s (`loadRounds`) of `gzip` and `br`
+ * against identity (no `Accept-Encoding`), each compressed body checked to decode to the identity
+ * body; on 10,000 flags, the first `br`/`gzip` request of a new revision (after a PATCH and the
+ * identity GET that builds its body) next to the cached one, and an SDK client's time to `ready()`
+ * (`stream: false`) with Node's `fetch` (gzip) against `accept-encoding: identity`, alternating.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { patchFlag } from './lib/child.mjs';
 import {
   appFlags,
   benchConfig,
   dist,
   fmt,
+  httpGet,
   loadRounds,
   loadSettings,
   median,
@@ -40,31 +32,19 @@ const ENCODINGS = [
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** GET `/sdk/flags` in `encoding` (body bytes as sent); throws unless it is a 200 in that encoding that decodes to `identity`. */
-function get(server, key, encoding, identity) {
-  const headers = {
-    authorization: `Bearer ${key}`,
-    ...(encoding.header && { 'accept-encoding': encoding.header }),
-  };
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    http
-      .get(`${server.url}/sdk/flags`, { agent, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const sent = res.headers['content-encoding'];
-          if (res.statusCode !== 200 || sent !== encoding.header)
-            reject(new Error(`GET /sdk/flags (${encoding.id}): ${res.statusCode}, content-encoding ${sent}`));
-          else if (identity && !encoding.decode(body).equals(identity))
-            reject(
-              new Error(`GET /sdk/flags (${encoding.id}): the body does not decode to the identity body`),
-            );
-          else resolve({ body, etag: res.headers.etag, ms: performance.now() - t0 });
-        });
-      })
-      .on('error', reject);
-  });
+const headersOf = (key, encoding) => ({
+  authorization: `Bearer ${key}`,
+  ...(encoding.header && { 'accept-encoding': encoding.header }),
+});
+
+async function get(server, key, encoding, identity) {
+  const res = await httpGet(`${server.url}/sdk/flags`, headersOf(key, encoding), agent);
+  const sent = res.headers['content-encoding'];
+  if (res.status !== 200 || sent !== encoding.header)
+    throw new Error(`GET /sdk/flags (${encoding.id}): ${res.status}, content-encoding ${sent}`);
+  if (identity && !encoding.decode(res.body).equals(identity))
+    throw new Error(`GET /sdk/flags (${encoding.id}): the body does not decode to the identity body`);
+  return { body: res.body, etag: res.headers.etag, ms: res.ms };
 }
 
 async function sdkReady(server, key, flags, runs) {
@@ -104,16 +84,8 @@ async function sdkReady(server, key, flags, runs) {
       times[identity ? 'identity' : 'compressed'].push(r.ms);
       if (!identity) encoding = r.encoding;
     }
-  const compressed = median(times.compressed);
-  const identity = median(times.identity);
-  return {
-    runs,
-    encoding,
-    compressedMs: compressed,
-    identityMs: identity,
-    ratio: compressed / identity,
-    times,
-  };
+  const [compressedMs, identityMs] = [median(times.compressed), median(times.identity)];
+  return { runs, encoding, compressedMs, identityMs, ratio: compressedMs / identityMs, times };
 }
 
 export async function run({ log }) {
@@ -134,14 +106,10 @@ export async function run({ log }) {
     if (count !== n) throw new Error(`expected ${n} flags in the body, got ${count}`);
     const bytes = {};
     for (const e of ENCODINGS) bytes[e.id] = (await get(server, key, e, identity)).body.length;
-    const headers = (e) => ({
-      authorization: `Bearer ${key}`,
-      ...(e.header && { 'accept-encoding': e.header }),
-    });
     const cases = ENCODINGS.map((e) => ({
       id: e.id,
       target: server,
-      config: async () => ({ path: '/sdk/flags', headers: headers(e) }),
+      config: async () => ({ path: '/sdk/flags', headers: headersOf(key, e) }),
     }));
     const figures = await loadRounds(cases, s, log, `${fmt.int(n)} flags`);
     result[`flags${n}`] = Object.fromEntries(
@@ -157,7 +125,7 @@ export async function run({ log }) {
         fmt.int(f.rps),
         base ? '(baseline)' : fmt.x(f.ratio, 1),
         fmt.ms(f.p99Ms, 0),
-        `${f.cpuUsPerRequest.toFixed(0)} us`,
+        fmt.us(f.cpuUsPerRequest),
       ]);
     }
   }
@@ -171,12 +139,7 @@ export async function run({ log }) {
   for (let i = 0; i < s.rounds; i++)
     for (const e of ENCODINGS.slice(1)) {
       enabled = !enabled;
-      const res = await fetch(`${server.url}/api/v1/flags/${encodeURIComponent(flag.key)}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${full}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ enabled }),
-      });
-      if (res.status !== 200) throw new Error(`PATCH ${flag.key}: ${res.status} ${await res.text()}`);
+      await patchFlag({ url: server.url, key: full }, flag.key, { enabled });
       const plain = await get(server, read, ENCODINGS[0]);
       const once = await get(server, read, e, plain.body);
       const cached = await get(server, read, e);
@@ -185,64 +148,27 @@ export async function run({ log }) {
   result.firstRequest = {};
   const latency = [];
   for (const [id, list] of Object.entries(first)) {
-    const m = (k) => median(list.map((x) => x[k]));
-    result.firstRequest[id] = {
-      samples: list,
-      firstMs: m('firstMs'),
-      cachedMs: m('cachedMs'),
-      identityMs: m('identityMs'),
-    };
-    latency.push([
-      `first ${id} request of a new revision`,
-      list.length,
-      fmt.ms(m('firstMs')),
-      fmt.ms(m('cachedMs')),
-      fmt.ms(m('identityMs')),
-      '',
-    ]);
+    const m = Object.fromEntries(
+      ['firstMs', 'cachedMs', 'identityMs'].map((k) => [k, median(list.map((x) => x[k]))]),
+    );
+    result.firstRequest[id] = { samples: list, ...m };
+    const times = [m.firstMs, m.cachedMs, m.identityMs].map((v) => fmt.ms(v));
+    latency.push([`first ${id} request of a new revision`, list.length, ...times, '']);
   }
   const ready = await sdkReady(server, read, n, s.readyRuns);
   result.sdkReady = ready;
+  const sdkRow = (how, ms, vs) => [`SDK ready(), ${how}`, ready.runs, fmt.ms(ms), '', '', vs];
   latency.push(
-    [
-      `SDK ready(), Node's fetch as it is (${ready.encoding})`,
-      ready.runs,
-      fmt.ms(ready.compressedMs),
-      '',
-      '',
-      fmt.pct(ready.ratio),
-    ],
-    [
-      'SDK ready(), fetch with accept-encoding: identity',
-      ready.runs,
-      fmt.ms(ready.identityMs),
-      '',
-      '',
-      '(baseline)',
-    ],
+    sdkRow(`Node's fetch as it is (${ready.encoding})`, ready.compressedMs, fmt.pct(ready.ratio)),
+    sdkRow('fetch with accept-encoding: identity', ready.identityMs, '(baseline)'),
   );
   const text = [
     table(
-      [
-        'compression: GET /sdk/flags',
-        'body bytes',
-        'vs identity',
-        'req/s',
-        'vs identity (median of rounds)',
-        'p99',
-        'server CPU/req',
-      ],
+      'compression: GET /sdk/flags|body bytes|vs identity|req/s|vs identity (median of rounds)|p99|server CPU/req',
       rows,
     ),
     table(
-      [
-        `compression: ${fmt.int(n)} flags, no load`,
-        'runs',
-        'time (median)',
-        'next (cached)',
-        'identity GET before it',
-        'vs identity',
-      ],
+      `compression: ${fmt.int(n)} flags, no load|runs|time (median)|next (cached)|identity GET before it|vs identity`,
       latency,
     ),
   ].join('\n\n');

@@ -1,17 +1,9 @@
 /**
- * Benchmark: OFREP evaluation on the reference server (`docs/protocol.md` §11), in memory, with
- * the 100 flags of sdk-flags (`appFlags`), against `GET /sdk/flags` on the same server:
- *
- * - (a) `GET /sdk/flags` → 200, the baseline;
- * - (b) bulk `POST /ofrep/v1/evaluate/flags` → 200, every flag evaluated for the body's context;
- * - (c) the same with `If-None-Match` of the current ETag → 304;
- * - (d) one flag, `POST /ofrep/v1/evaluate/flags/<key>` → 200, an enabled rollout strictly between
- *   0 and 100 % (so the user's bucket decides).
- *
- * The body is fixed, `{"context":{"targetingKey":"user-42"}}` (autocannon sends one body): the
- * server caches nothing per user, so every request buckets the rollouts afresh. `loadRounds`: the
- * four in every round, the order rotating; medians over rounds of req/s and of the ratio to (a),
- * with the server's CPU time per request. For information: no target.
+ * Benchmark: OFREP evaluation (`docs/protocol.md` §11) on an in-memory server with the 100 flags of
+ * sdk-flags, against (a) `GET /sdk/flags` on the same server: (b) bulk evaluation (200), (c) the
+ * same with `If-None-Match` (304), (d) one rollout flag strictly between 0 and 100 % (the user's
+ * bucket decides). One fixed body, `{"context":{"targetingKey":"user-42"}}`: the server caches
+ * nothing per user. `loadRounds`, the four in every round; for information, no target.
  */
 import { appFlags, benchConfig, fmt, loadRounds, loadSettings, startServer, table } from './lib/util.mjs';
 
@@ -38,7 +30,7 @@ export async function run({ log }) {
   const rollout = evaluated.find((f) => f.reason === 'SPLIT' && typeof f.metadata?.bucket === 'number');
   if (sdk.status !== 200 || bulk.status !== 200 || evaluated.length !== FLAGS || !rollout)
     throw new Error(
-      `/sdk/flags ${sdk.status}; bulk OFREP ${bulk.status}, ${evaluated.length} flags, a rollout: ${!!rollout}`,
+      `/sdk/flags ${sdk.status}; OFREP ${bulk.status}, ${evaluated.length} flags, ${rollout?.key}`,
     );
   if (evaluated.some((f) => f.errorCode))
     throw new Error(`bulk OFREP: ${evaluated.find((f) => f.errorCode).errorCode}`);
@@ -53,63 +45,30 @@ export async function run({ log }) {
   };
   await currentEtag();
 
+  const postOf = (path, headers = post) => ({ path, method: 'POST', headers, body: BODY });
   const cases = [
-    {
-      id: 'sdkFlags',
-      label: '(a) GET /sdk/flags -> 200',
-      bytes: sdk.bytes,
-      config: async () => ({ path: '/sdk/flags', headers: auth }),
-    },
-    {
-      id: 'bulk',
-      label: `(b) POST ${BULK} -> 200`,
-      bytes: bulk.bytes,
-      config: async () => ({ path: BULK, method: 'POST', headers: post, body: BODY }),
-    },
-    {
-      id: 'bulk304',
-      label: `(c) POST ${BULK} -> 304 (If-None-Match)`,
-      status: 304,
-      bytes: 0,
-      config: async () => ({
-        path: BULK,
-        method: 'POST',
-        headers: { ...post, 'if-none-match': await currentEtag() },
-        body: BODY,
-      }),
-    },
-    {
-      id: 'single',
-      label: `(d) POST ${BULK}/<rollout> -> 200`,
-      bytes: singleBytes,
-      config: async () => ({ path: single, method: 'POST', headers: post, body: BODY }),
-    },
-  ].map((c) => ({ ...c, target: server }));
+    ['sdkFlags', '(a) GET /sdk/flags -> 200', sdk.bytes, async () => ({ path: '/sdk/flags', headers: auth })],
+    ['bulk', `(b) POST ${BULK} -> 200`, bulk.bytes, async () => postOf(BULK)],
+    [
+      'bulk304',
+      `(c) POST ${BULK} -> 304 (If-None-Match)`,
+      0,
+      async () => postOf(BULK, { ...post, 'if-none-match': await currentEtag() }),
+      304,
+    ],
+    ['single', `(d) POST ${BULK}/<rollout> -> 200`, singleBytes, async () => postOf(single)],
+  ].map(([id, label, bytes, config, status = 200]) => ({ id, label, bytes, config, status, target: server }));
   log(
     `  ${FLAGS} flags; single flag ${rollout.key}; ${s.rounds} rounds x 4 x ${s.duration} s, 50 connections`,
   );
   const figures = await loadRounds(cases, s, log, 'ofrep');
 
   const result = { settings: { ...s, flags: FLAGS, body: BODY, singleFlag: rollout.key }, ...figures };
-  const rows = cases.map((c) => {
-    const f = figures[c.id];
-    const ratio = c.id === 'sdkFlags' ? '(baseline)' : fmt.pct(f.ratio);
-    return [
-      c.label,
-      fmt.int(c.bytes),
-      fmt.int(f.rps),
-      ratio,
-      fmt.ms(f.p99Ms, 0),
-      `${f.cpuUsPerRequest.toFixed(0)} us`,
-    ];
+  const rows = cases.map(({ id, label, bytes }) => {
+    const f = figures[id];
+    const ratio = id === 'sdkFlags' ? '(baseline)' : fmt.pct(f.ratio);
+    return [label, fmt.int(bytes), fmt.int(f.rps), ratio, fmt.ms(f.p99Ms, 0), fmt.us(f.cpuUsPerRequest)];
   });
-  const header = [
-    'ofrep',
-    'body bytes',
-    'req/s (median)',
-    'vs (a) (median of rounds)',
-    'p99',
-    'server CPU/req',
-  ];
+  const header = 'ofrep|body bytes|req/s (median)|vs (a) (median of rounds)|p99|server CPU/req';
   return { result, text: table(header, rows) };
 }

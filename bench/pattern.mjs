@@ -1,16 +1,9 @@
 /**
- * Benchmark: the `matches` operator's pattern matcher (`src/core/pattern/`) against the
- * runtime's own `RegExp.prototype.test`, in the same process.
- *
- * 1. Safe patterns (a literal, a class, an alternation, an anchored pattern, a case-insensitive
- *    one) on inputs of 20 characters and 1 KiB that match at their end: ns per `test` call, the
- *    median of alternating rounds, and the median of the per-round ratios to RegExp.
- * 2. Catastrophic patterns on inputs that do not match: RegExp only up to the length where its
- *    next run is predicted to pass 1 s (its time multiplies with every added character:
- *    exponential); the matcher up to 65,536 characters, in ns per input character (flat: linear).
- *
- * Run: `node bench/run.mjs pattern`, or `node bench/pattern.mjs` (esbuild bundles the TypeScript
- * source to a temporary file: no build). FLAGWIRE_BENCH_PATTERN_rounds (5) rounds of about 50 ms per side.
+ * Benchmark: the `matches` operator's matcher (`src/core/pattern/`, bundled by esbuild: no build)
+ * against `RegExp.prototype.test`, in one process: ns per `test()` on safe patterns (20 characters
+ * and 1 KiB, matching at the end; medians of alternating rounds); ns per input character on
+ * catastrophic patterns that do not match, up to 65,536 characters (RegExp only while its next
+ * run is predicted under 1 s). `node bench/pattern.mjs` runs it alone. FLAGWIRE_BENCH_PATTERN_ROUNDS (5).
  */
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,7 +43,7 @@ const CATASTROPHIC = [
 ];
 const LENGTHS = [10, 100, 1000, 10_000, 65_535];
 export async function run() {
-  const rounds = knob('FLAGWIRE_BENCH_PATTERN_rounds', 5);
+  const rounds = knob('FLAGWIRE_BENCH_PATTERN_ROUNDS', 5);
   const outfile = join(tempDir('pattern'), 'pattern.mjs');
   const entry = join(REPO_DIR, 'src', 'core', 'pattern', 'index.ts');
   await build({ entryPoints: [entry], bundle: true, format: 'esm', outfile, logLevel: 'silent' });

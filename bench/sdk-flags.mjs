@@ -6,11 +6,11 @@
  * ratios ours/bare, which cancels most of the machine's drift) and gives the servers' CPU time
  * per request. The 304 path (`If-None-Match` with the current ETag) the same way, for information.
  */
-import http from 'node:http';
 import {
   appFlags,
   benchConfig,
   fmt,
+  httpGet,
   loadRounds,
   loadSettings,
   startServer,
@@ -23,31 +23,11 @@ const TARGET_RATIO = 0.8;
 /** Headers Node adds itself on every response; the bare server gets them from Node too. */
 const NODE_ADDED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
-/**
- * A server's answer as autocannon gets it (no `Accept-Encoding`; `node:http` does not decode), as
- * `{ status, headers, body (base64) }` for the bare server.
- */
-function capture(url, headers) {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const copied = {};
-          for (const [key, value] of Object.entries(res.headers))
-            if (!NODE_ADDED.has(key)) copied[key] = value;
-          resolve({
-            status: res.statusCode,
-            headers: copied,
-            body: body.toString('base64'),
-            bytes: body.length,
-          });
-        });
-      })
-      .on('error', reject);
-  });
+/** A server's answer as autocannon gets it (no `Accept-Encoding`), as the bare server replays it. */
+async function capture(url, headers) {
+  const { status, headers: all, body } = await httpGet(url, headers);
+  const kept = Object.fromEntries(Object.entries(all).filter(([k]) => !NODE_ADDED.has(k)));
+  return { status, headers: kept, body: body.toString('base64'), bytes: body.length };
 }
 
 export async function run({ log }) {
@@ -99,15 +79,7 @@ export async function run({ log }) {
     target,
   ];
   const text = table(
-    [
-      'sdk-flags',
-      'bare req/s',
-      'ours req/s',
-      'ours/bare (median of rounds)',
-      'ours p99',
-      'CPU/req ours / bare',
-      'target',
-    ],
+    'sdk-flags|bare req/s|ours req/s|ours/bare (median of rounds)|ours p99|CPU/req ours / bare|target',
     [
       row('GET /sdk/flags -> 200', figures[200], `>= 80 %: ${verdict(met)}`),
       row('GET /sdk/flags -> 304 (If-None-Match)', figures[304], '(info)'),

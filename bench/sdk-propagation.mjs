@@ -1,19 +1,11 @@
 /**
- * Benchmark: how fast a flag change reaches SDK clients.
- *
- * One reference server (its own process, in memory) and, in another process, 200 flagwire SDK
- * clients (`lib/propagation-clients.mjs`: `createClient` with a read-only key, default options:
- * snapshot, then the event stream over the global `fetch`). 20 PATCHes toggle one boolean flag,
- * one at a time; for each, the time from the PATCH's 200 until every client's `change:<flag>`
- * listener has run with `isEnabled(flag)` answering the new value (events, no polling); median
- * and p99. The PATCHes are sent from the clients' process, so all timestamps share one clock. The
- * server writes the stream frames before it answers the PATCH, so a client can see the change
- * before the 200 is read: "after 200" can be negative ("from send" counts from sending the PATCH).
- *
- * Baseline, same server, same run: the same measurement with a single SDK client, before and after
- * the 200 clients (pooled). Order: 1 client, 200 (the first plus 199), 1 again.
- *
- * Settings: FLAGWIRE_BENCH_PROP_CLIENTS (200), FLAGWIRE_BENCH_PROP_PATCHES (20).
+ * Benchmark: how fast a flag change reaches SDK clients (bench/README.md). One reference server
+ * (in memory) and, in another process, 200 SDK clients (`lib/propagation-clients.mjs`, which also
+ * sends the PATCHes: one clock). Per PATCH, the time from its 200 (and from sending it) until
+ * every client's `change:<flag>` listener has seen `isEnabled(flag)` flip. The server writes the
+ * frames before it answers the PATCH, so "after 200" can be negative. Baseline, same server and
+ * run: one client, before and after the 200 (pooled). Settings: FLAGWIRE_BENCH_PROP_CLIENTS (200),
+ * FLAGWIRE_BENCH_PROP_PATCHES (20).
  */
 import {
   benchConfig,
@@ -21,7 +13,7 @@ import {
   fmt,
   knob,
   median,
-  percentile,
+  propagationStats,
   startChild,
   startServer,
   table,
@@ -30,18 +22,9 @@ import {
 const FLAG = 'propagation.toggle';
 
 function summarize(results) {
-  const pick = (k) => results.map((r) => r[k]);
-  return {
-    samples: results.length,
-    fromResponseMsMedian: median(pick('fromResponseMs')),
-    fromResponseMsP99: percentile(pick('fromResponseMs'), 99),
-    fromSendMsMedian: median(pick('fromSendMs')),
-    fromSendMsP99: percentile(pick('fromSendMs'), 99),
-    toResponseMsMedian: median(pick('toResponseMs')),
-    /** Spread between the first and the last receiver of a PATCH. */
-    spreadMsMedian: median(results.map((r) => r.fromSendMs - r.firstFromSendMs)),
-    results,
-  };
+  /** Spread between the first and the last receiver of a PATCH. */
+  const spreadMsMedian = median(results.map((r) => r.fromSendMs - r.firstFromSendMs));
+  return { samples: results.length, ...propagationStats(results), spreadMsMedian, results };
 }
 
 export async function run({ log }) {
@@ -61,12 +44,8 @@ export async function run({ log }) {
   const clients = startChild('lib/propagation-clients.mjs', 'sdk clients', {
     args: [JSON.stringify({ sdkUrl })],
   });
-  const open = (count) =>
-    clients.call(
-      'open',
-      { baseUrl: `${server.url}/api/v1`, key: keys.live.read, flag: FLAG, count },
-      180_000,
-    );
+  const baseUrl = `${server.url}/api/v1`;
+  const open = (count) => clients.call('open', { baseUrl, key: keys.live.read, flag: FLAG, count }, 180_000);
   const patches = async (count) => {
     const payload = { url: server.url, key: keys.live.full, flag: FLAG, gapMs: s.gapMs };
     await clients.call('patches', { ...payload, count: s.warmupPatches }, 300_000);
@@ -86,51 +65,38 @@ export async function run({ log }) {
   await server.streams(1);
   const one = summarize([...one1, ...(await patches(s.patches)).results]);
 
+  const ratio = (k) => many[k].median / one[k].median;
   const result = {
     settings: s,
     sdkClients: many,
     singleClient: one,
-    ratios: {
-      afterResponseMedian: many.fromResponseMsMedian / one.fromResponseMsMedian,
-      fromSendMedian: many.fromSendMsMedian / one.fromSendMsMedian,
-    },
+    ratios: { afterResponseMedian: ratio('lastAfterResponseMs'), fromSendMedian: ratio('lastAfterSendMs') },
     /** What each additional client adds to the last client's time (from send), in microseconds. */
-    perExtraClientUs: ((many.fromSendMsMedian - one.fromSendMsMedian) * 1000) / (s.clients - 1),
+    perExtraClientUs: ((many.lastAfterSendMs.median - one.lastAfterSendMs.median) * 1000) / (s.clients - 1),
     warnings: manyOut.warnings,
   };
   const ms = (v) => fmt.ms(v, 2);
-  const row = (what, m, ratio) => [
-    what,
-    m.samples,
-    ms(m.fromResponseMsMedian),
-    ms(m.fromResponseMsP99),
-    ms(m.fromSendMsMedian),
-    ms(m.fromSendMsP99),
-    ms(m.toResponseMsMedian),
-    ratio,
-  ];
+  const row = (what, m, vs) => {
+    const [r, f] = [m.lastAfterResponseMs, m.lastAfterSendMs];
+    return [
+      what,
+      m.samples,
+      ms(r.median),
+      ms(r.p99),
+      ms(f.median),
+      ms(f.p99),
+      ms(m.patchRoundTripMs.median),
+      vs,
+    ];
+  };
+  const { afterResponseMedian: ar, fromSendMedian: fs } = result.ratios;
   const text = table(
-    [
-      'sdk-propagation (PATCH -> every isEnabled)',
-      'PATCHes',
-      'after 200: median',
-      'p99',
-      'from send: median',
-      'p99',
-      'PATCH 200 in',
-      'median vs 1 client (after 200 / from send)',
-    ],
+    'sdk-propagation (PATCH -> every isEnabled)|PATCHes|after 200: median|p99|from send: median|p99|PATCH 200 in|median vs 1 client (after 200 / from send)',
     [
       row('1 SDK client (baseline, 2 x pooled)', one, '1.0x'),
-      row(
-        `${s.clients} SDK clients, one process`,
-        many,
-        `${fmt.x(result.ratios.afterResponseMedian, 1)} / ${fmt.x(result.ratios.fromSendMedian, 1)}`,
-      ),
+      row(`${s.clients} SDK clients, one process`, many, `${fmt.x(ar, 1)} / ${fmt.x(fs, 1)}`),
     ],
   );
-  return {
-    result,
-    text: `${text}\n  each extra client adds ${result.perExtraClientUs.toFixed(0)} us (from send, median)`,
-  };
+  const extra = `  each extra client adds ${result.perExtraClientUs.toFixed(0)} us (from send, median)`;
+  return { result, text: `${text}\n${extra}` };
 }

@@ -1,24 +1,15 @@
 /**
- * Benchmark: the event stream under load (docs/reliability.md), on a durable server (`dataDir`).
- * The streams are held by `lib/sse-readers.mjs` (raw `node:net`) in a process of their own, the
- * management-latency probe by another instance of it, the slow consumers by `lib/slow-readers.py`.
- * (The steady fan-out to 5,000 streams is measured by `fanout.mjs`.)
- *
- * 1. Reconnect storms, a PATCH every 100 ms going on: every one of 5,000 streams destroyed at once
- *    and reconnected with `Last-Event-ID` of the last frame it saw (a `503` is retried after its
- *    `Retry-After`): (a) at once, no backoff; (b) after the SDK's delay (1 s jittered into
- *    [0.5, 1] s, doubling after a failure, `src/core/backoff.ts`); (c) at once, against a server
- *    whose `maxStreams` (40 % of the streams) is full before the storm while all want one, observed
- *    for at least 6 s. Measured: the time until all (in (c): the cap) are back and current (have
- *    the newest revision any stream has seen), 503s, Linux's listen-queue counters, and the latency
- *    of `GET /api/v1/flags` and a `PATCH` (of a flag in another environment: no fan-out) sent every
- *    20 ms during the storm, against the same calls in the 3 s before it (the ratio is the figure).
- * 2. Slow consumers: 1,000 normal streams plus 200 that never read, under 80 filler PATCH/s of
- *    128-character-key flags (~250-byte frames), the server's `streamMaxBufferedBytes` at 64 KiB:
- *    when and how many slow streams the server cuts (and their unsent bytes then), its memory over
- *    time, and the normal streams' latency, against the same run without the slow streams. The cut
- *    is seen in the server process (`ServerResponse#destroy`, `lib/server-child.mjs`) and confirmed
- *    by the slow clients seeing their stream end once they read again.
+ * Benchmark: the event stream under load (docs/reliability.md, bench/README.md), on a durable
+ * server. Streams are held by `lib/sse-readers.mjs`, the management-latency probe by another
+ * instance of it, the slow consumers by `lib/slow-readers.py`. (Steady fan-out: `fanout.mjs`.)
+ * 1. Reconnect storms, a PATCH every 100 ms going on: every stream destroyed at once and resumed
+ *    with `Last-Event-ID` (a 503 retried after its `Retry-After`), (a) at once, (b) after the SDK's
+ *    jittered backoff (`src/core/backoff.ts`), (c) at once against a full `maxStreams` cap while
+ *    all want one. Until all (the cap) are back and current; 503s; Linux's listen-queue counters;
+ *    `GET /api/v1/flags` and a PATCH in another environment every 20 ms, against the 3 s before.
+ * 2. Slow consumers that never read, next to normal streams, under filler PATCHes, at
+ *    `streamMaxBufferedBytes` 64 KiB: when the server cuts them (seen in the server process, and
+ *    by the slow clients), its memory, the normal streams' latency; against a run without them.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -64,10 +55,8 @@ function settings() {
 
 /** A durable server: environment `live` (the streams' flags) and `mgmt` (the flag the probe PATCHes: its changes go to no stream). */
 async function startLoadServer(label, options, fillers = 0) {
-  const live = [PROBE, ...Array.from({ length: 20 }, (_, i) => `load.other-${i}`)].map((key) => ({
-    key,
-    type: 'boolean',
-  }));
+  const others = Array.from({ length: 20 }, (_, i) => `load.other-${i}`);
+  const live = [PROBE, ...others].map((key) => ({ key, type: 'boolean' }));
   for (let i = 0; i < fillers; i++) live.push({ key: fillerFlag(i), type: 'rollout', percentage: 0 });
   const { keys, config } = benchConfig({ live, mgmt: [{ key: MGMT, type: 'boolean' }] });
   const server = await startServer({ dataDir: tempDir('stream-load'), config, ...options }, label, {
@@ -162,11 +151,6 @@ async function storm(s, server, readers, probe, mode, label, log, { extra = 0, t
   const r = {
     mode: label,
     ...st,
-    backTimesMs: undefined,
-    backMs: stats(st.backTimesMs),
-    retryAfterSeconds: st.retryAfterMs.length ? stats(st.retryAfterMs.map((x) => x / 1000)) : undefined,
-    retryAfterMs: undefined,
-    refusedPerSecond: st.refused / (st.durationMs / 1000),
     tcp: tcp0 && {
       listenOverflows: tcp1.listenOverflows - tcp0.listenOverflows,
       synRetrans: tcp1.synRetrans - tcp0.synRetrans,
@@ -264,13 +248,9 @@ async function slowRun(s, kind, log) {
       stillOpen: seen.open,
       bytesMedian: median(seen.bytesReceived),
     },
-    memoryTimeline: samples.map((x) => ({
-      t: (x.at - t0) / 1000,
-      rss: x.rss,
-      heapUsed: x.heapUsed,
-      streams: x.streams,
-      buffered: x.buffered,
-    })),
+    memoryTimeline: samples.map(({ at, rss, heapUsed, streams, buffered }) => {
+      return { t: (at - t0) / 1000, rss, heapUsed, streams, buffered };
+    }),
   };
   log(
     `  slow consumers, ${kind}: ${streams} streams, normal last ${fmt.ms(r.lastNormalAfterResponseMs.median)} (p99 ` +
@@ -311,44 +291,40 @@ export async function run({ log }) {
   return { result, text: render(s, result) };
 }
 
+/** `a / b / c` of values through `unit`. */
+const slash = (values, unit = String) => values.map((v) => unit(v)).join(' / ');
+
 function render(s, r) {
   const rows = [];
   const row = (...cells) => rows.push(cells);
   for (const sm of r.storms) {
     const capped = sm.target < sm.streams;
+    const head = `storm, ${sm.mode}: ${fmt.int(sm.streams)} reconnect, ${sm.revisionsDuringStorm} writes meanwhile`;
+    row(head, '', 'before', 'ratio');
+    const ms0 = (v) => fmt.ms(v, 0);
     row(
-      `storm, ${sm.mode}: ${fmt.int(sm.streams)} reconnect, ${sm.revisionsDuringStorm} writes meanwhile`,
-      '',
-      'before',
-      'ratio',
+      `  ${capped ? `${sm.target} (the cap)` : 'all'} back (200) / back and current`,
+      slash([sm.allBackMs, sm.recoveryMs], ms0),
     );
-    const who = capped ? `${sm.target} (the cap)` : 'all';
-    row(`  ${who} back (200) / back and current`, `${fmt.ms(sm.allBackMs, 0)} / ${fmt.ms(sm.recoveryMs, 0)}`);
-    row('  back, per stream: median / p99', `${fmt.ms(sm.backMs.median, 0)} / ${fmt.ms(sm.backMs.p99, 0)}`);
+    row('  back, per stream: median / p99', slash([sm.backMs.median, sm.backMs.p99], ms0));
     row(
       '  503s / errors / drops / full syncs instead of resume',
-      `${sm.refused} / ${sm.errors} / ${sm.drops} / ${sm.syncs}`,
+      slash([sm.refused, sm.errors, sm.drops, sm.syncs]),
     );
     if (capped)
       row(
         `  still refused after ${(sm.durationMs / 1000).toFixed(1)} s; 503s per second`,
         `${sm.stillDown}; ${fmt.int(sm.refusedPerSecond)}`,
       );
-    if (sm.retryAfterSeconds)
-      row(
-        '  Retry-After: min / median / max',
-        `${sm.retryAfterSeconds.min} / ${sm.retryAfterSeconds.median} / ${sm.retryAfterSeconds.max} s`,
-      );
+    const ra = sm.retryAfterSeconds;
+    if (ra) row('  Retry-After: min / median / max', `${slash([ra.min, ra.median, ra.max])} s`);
     if (sm.tcp)
       row(
         '  listen-queue overflows / SYN retransmits',
-        `${fmt.int(sm.tcp.listenOverflows)} / ${fmt.int(sm.tcp.synRetrans)}`,
+        slash([sm.tcp.listenOverflows, sm.tcp.synRetrans], fmt.int),
       );
-    if (sm.backgroundWrites.failures)
-      row(
-        '  timed PATCHes that failed meanwhile',
-        `${sm.backgroundWrites.failures} (${sm.backgroundWrites.lastError})`,
-      );
+    const bw = sm.backgroundWrites;
+    if (bw.failures) row('  timed PATCHes that failed meanwhile', `${bw.failures} (${bw.lastError})`);
     row(
       '  server: peak streams / peak RSS',
       `${fmt.int(sm.serverPeakStreams)} / ${fmt.mb(sm.serverPeakRssBytes)}`,
@@ -358,11 +334,19 @@ function render(s, r) {
       ['patch', 'PATCH (other env.)'],
     ]) {
       const [a, b] = [sm.storm[call], sm.quiet[call]];
+      const k = ['median', 'p99', 'max'];
+      const ratios = k.map((x) => a[x] / b[x]);
       row(
         `  ${label} median / p99 / max (n=${a.n}/${b.n})`,
-        [a.median, a.p99, a.max].map((v) => fmt.ms(v, 0)).join(' / '),
-        [b.median, b.p99, b.max].map((v) => fmt.ms(v, 0)).join(' / '),
-        `${fmt.x(a.median / b.median)} / ${fmt.x(a.p99 / b.p99)} / ${fmt.x(a.max / b.max)}`,
+        slash(
+          k.map((x) => a[x]),
+          ms0,
+        ),
+        slash(
+          k.map((x) => b[x]),
+          ms0,
+        ),
+        slash(ratios, fmt.x),
       );
       if (a.failed + b.failed > 0) row('    ... failed', `${a.failed} ${a.failures}`, `${b.failed}`);
     }
@@ -372,8 +356,9 @@ function render(s, r) {
   else {
     const { slow: w, baseline: o } = sc;
     const vs = (label, get, unit) => row(label, unit(get(w)), unit(get(o)), fmt.x(get(w) / get(o)));
+    const limit = fmt.kb(s.maxBufferedBytes);
     row(
-      `${s.normalStreams} normal + ${s.slowStreams} slow streams, limit ${fmt.kb(s.maxBufferedBytes)}`,
+      `${s.normalStreams} normal + ${s.slowStreams} slow streams, limit ${limit}`,
       'with slow',
       'without',
       'ratio',
@@ -388,22 +373,19 @@ function render(s, r) {
     row('  streams cut by the server', `${w.cuts} of ${s.slowStreams}`, String(o.cuts));
     if (w.cuts > 0) {
       const c = w.cutAfterSeconds;
-      row(
-        '  cut after: first / median / last',
-        `${c.min.toFixed(1)} / ${c.median.toFixed(1)} / ${c.max.toFixed(1)} s`,
-      );
+      row('  cut after: first / median / last', `${slash([c.min, c.median, c.max], (v) => v.toFixed(1))} s`);
       row(
         '  unsent bytes at cut: median / max',
-        `${fmt.kb(w.bufferedAtCut.median)} / ${fmt.kb(w.bufferedAtCut.max)}`,
+        slash([w.bufferedAtCut.median, w.bufferedAtCut.max], fmt.kb),
       );
     }
     if (w.slowClients)
-      row('  slow clients: stream ended / still open', `${w.slowClients.ended} / ${w.slowClients.stillOpen}`);
+      row('  slow clients: stream ended / still open', slash([w.slowClients.ended, w.slowClients.stillOpen]));
     row(
       '  normal streams: errors / drops (must be 0)',
-      `${w.errors} / ${w.drops}`,
-      `${o.errors} / ${o.drops}`,
+      slash([w.errors, w.drops]),
+      slash([o.errors, o.drops]),
     );
   }
-  return table(['stream-load', 'figure', 'baseline', 'ratio'], rows);
+  return table('stream-load|figure|baseline|ratio', rows);
 }

@@ -1,14 +1,9 @@
 /**
- * Benchmark: webhooks (`docs/protocol.md` §8), in a process of its own (`lib/webhooks-child.mjs`).
- *
- * - Verification throughput, 1 KB body: `verifySignature` of the pure-JS build (browsers, edge)
- *   and of the Node build (`node:crypto`), against `createHmac` + `timingSafeEqual` written by
- *   hand, in alternating rounds in one process; medians.
- * - Delivery throughput: a durable server (one fdatasync per commit, group commit) with one
- *   webhook subscribed to every toggle and a fast receiver on loopback in the same process; 2,000
- *   PATCHes from 16 writers (FLAGWIRE_BENCH_WEBHOOK_EVENTS); changes per second until the receiver
- *   has all of them. Baseline in the same run: the same PATCHes against the same kind of server
- *   without a webhook.
+ * Benchmark: webhooks (`docs/protocol.md` §8), measured in `lib/webhooks-child.mjs`: `verifySignature`
+ * on a 1 KB body (Node and pure-JS builds) against `createHmac` + `timingSafeEqual` by hand, in
+ * alternating rounds; and 2,000 PATCHes from 16 writers on a durable server, each delivered to a
+ * webhook on loopback (FLAGWIRE_BENCH_WEBHOOK_EVENTS): changes per second, against the same
+ * PATCHes without a webhook.
  */
 import { join } from 'node:path';
 import { BENCH_DIR, dist, fmt, runJson, table } from './lib/util.mjs';

@@ -1,22 +1,12 @@
 /**
- * Benchmark: PATCHes per second on each store (docs/protocol.md §7.3, docs/scaling.md).
- *
- * 1, 16 and 64 concurrent clients (autocannon connections, pipelining 1, each toggling its own
- * flag of 64, so every PATCH commits) against four configurations, every server in its own
- * process, every load generator in another:
- * - `memory`: in memory, the baseline of the journal;
- * - `journal`: a durable `dataDir` (one fdatasync per commit; concurrent writes share one: group
- *   commit), the baseline of Postgres;
- * - `pg x1`: one instance on Postgres (a throwaway cluster: `lib/postgres.mjs`, the tests'
- *   launcher), its own database;
- * - `pg x3`: three instances on one database, the load split: three autocannon processes at once,
- *   a third of the connections each (16 = 6 + 5 + 5), PATCH/s summed; one client goes to one
- *   instance, a different one each round.
- * Rounds alternate the four, the order rotating a step per round; the figures are the medians of
- * the rounds and of the per-round ratios. For information: the servers' CPU per PATCH, Postgres's
- * (postmaster and backends, from /proc), and the raw `write + fdatasync` rate of the temp dir's disk
- * before and after (sync calls; and Node's async `FileHandle`, the journal's path: one client's
- * ceiling).
+ * Benchmark: PATCHes per second on each store (bench/README.md): 1, 16 and 64 clients (autocannon
+ * connections, each toggling its own flag of 64, so every PATCH commits) on `memory` (the
+ * journal's baseline), `journal` (a durable `dataDir`, group commit; Postgres's baseline), `pg1`
+ * (one instance on a throwaway Postgres, `lib/postgres.mjs`) and `pg3` (three instances on one
+ * database: three autocannon processes, the connections split, PATCH/s summed). Rounds alternate
+ * the four, the order rotating; medians of the rounds and of the per-round ratios. For
+ * information: CPU per PATCH of the servers and of Postgres, and the disk's raw `write +
+ * fdatasync` rate before and after (sync calls, and a `FileHandle`: one client's ceiling).
  */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -26,12 +16,15 @@ import { startCluster, startInstances } from './lib/postgres.mjs';
 import {
   benchConfig,
   cpuMs,
+  evenSplit,
+  expectStatus,
   fmt,
   knob,
   listKnob,
   median,
   runLoad,
   startServer,
+  sum,
   table,
   tempDir,
 } from './lib/util.mjs';
@@ -66,7 +59,7 @@ async function fdatasyncRates(dir, seconds) {
 
 /** `total` connections over `n` servers: 16 -> [6, 5, 5]; 1 -> [1, 0, 0] rotated by `round`. */
 function split(total, n, round) {
-  const parts = Array.from({ length: n }, (_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
+  const parts = evenSplit(total, n);
   return total < n ? parts.map((_, i) => parts[(i - (round % n) + n) % n]) : parts;
 }
 
@@ -94,20 +87,14 @@ async function writeRun(c, key, connections, duration, round) {
   });
   const results = (await Promise.all(runs)).filter(Boolean);
   const pgMs = c.pg ? c.pg.backendCpuMs() - pg0 : Number.NaN;
-  const serverMs = (await Promise.all(c.servers.map((s) => s.cpu()))).reduce(
-    (a, b, i) => a + cpuMs(cpu0[i], b),
-    0,
-  );
-  for (const r of results)
-    if (Object.keys(r.statusCodes).some((code) => code !== '200') || r.errors > 0 || r.timeouts > 0)
-      throw new Error(
-        `${c.id}: answers ${JSON.stringify(r.statusCodes)}, errors ${r.errors}, timeouts ${r.timeouts}`,
-      );
-  const requests = results.reduce((a, r) => a + r.requests, 0);
+  const cpu1 = await Promise.all(c.servers.map((s) => s.cpu()));
+  const serverMs = sum(cpu1.map((b, i) => cpuMs(cpu0[i], b)));
+  for (const r of results) expectStatus(r, 200, c.id);
+  const requests = sum(results.map((r) => r.requests));
   return {
     parts,
-    rps: results.reduce((a, r) => a + r.rps, 0),
-    meanMs: results.reduce((a, r) => a + r.latency.average * r.requests, 0) / requests,
+    rps: sum(results.map((r) => r.rps)),
+    meanMs: sum(results.map((r) => r.latency.average * r.requests)) / requests,
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
     serverCpuUs: (serverMs * 1000) / requests,
     postgresCpuUs: (pgMs * 1000) / requests,
@@ -130,23 +117,15 @@ export async function run({ log }) {
   const { keys, config } = benchConfig({
     live: Array.from({ length: FLAGS }, (_, i) => ({ key: flagKey(i), type: 'boolean' })),
   });
+  const onPostgres = async (id, count, database) => {
+    const url = await pg.cluster.createDatabase(database);
+    return { id, pg, servers: await startInstances(url, count, `writes-${id}`, { config }) };
+  };
   const configs = [
     { id: 'memory', servers: [await startServer({ memory: true, config }, 'writes-memory')] },
     { id: 'journal', servers: [await startServer({ dataDir: join(dir, 'data'), config }, 'writes-journal')] },
-    {
-      id: 'pg1',
-      pg,
-      servers: await startInstances(await pg.cluster.createDatabase('writes_one'), 1, 'writes-pg1', {
-        config,
-      }),
-    },
-    {
-      id: 'pg3',
-      pg,
-      servers: await startInstances(await pg.cluster.createDatabase('writes_three'), 3, 'writes-pg3', {
-        config,
-      }),
-    },
+    await onPostgres('pg1', 1, 'writes_one'),
+    await onPostgres('pg3', 3, 'writes_three'),
   ];
   for (const c of configs) await writeRun(c, keys.live.full, 16, 1, 0); // warm-up, not counted
 
@@ -167,14 +146,8 @@ export async function run({ log }) {
     const med = (id, k) => median(rounds.map((r) => r[id][k]));
     const ratio = (id, base) => median(rounds.map((r) => r[id].rps / r[base].rps));
     const row = { clients, rounds };
-    for (const { id } of configs)
-      row[id] = {
-        rps: med(id, 'rps'),
-        meanMs: med(id, 'meanMs'),
-        p99Ms: med(id, 'p99Ms'),
-        serverCpuUs: med(id, 'serverCpuUs'),
-        postgresCpuUs: med(id, 'postgresCpuUs'),
-      };
+    const kept = ['rps', 'meanMs', 'p99Ms', 'serverCpuUs', 'postgresCpuUs'];
+    for (const { id } of configs) row[id] = Object.fromEntries(kept.map((k) => [k, med(id, k)]));
     row.ratios = {
       journalToMemory: ratio('journal', 'memory'),
       pg1ToJournal: ratio('pg1', 'journal'),
@@ -191,20 +164,10 @@ export async function run({ log }) {
     byConcurrency: rows,
   };
   const lat = (f) => `${fmt.ms(f.meanMs, 2)} / ${fmt.ms(f.p99Ms, 0)}`;
-  const us = (v) => (Number.isFinite(v) ? `${v.toFixed(0)} us` : '-');
+  const us = fmt.us;
   const text = [
     table(
-      [
-        'writes: clients',
-        'memory PATCH/s',
-        'journal',
-        'journal/memory',
-        'pg x1',
-        'pg x1/journal',
-        'pg x3',
-        'pg x3/journal',
-        'pg x3/pg x1',
-      ],
+      'writes: clients|memory PATCH/s|journal|journal/memory|pg x1|pg x1/journal|pg x3|pg x3/journal|pg x3/pg x1',
       rows.map((r) => [
         r.clients,
         fmt.int(r.memory.rps),
@@ -218,18 +181,7 @@ export async function run({ log }) {
       ]),
     ),
     table(
-      [
-        '(info) clients',
-        'mean / p99: journal',
-        'pg x1',
-        'pg x3 (worst p99)',
-        'server CPU/PATCH: memory',
-        'journal',
-        'pg x1',
-        'pg x3 (all)',
-        'Postgres CPU/PATCH: pg x1',
-        'pg x3',
-      ],
+      '(info) clients|mean / p99: journal|pg x1|pg x3 (worst p99)|server CPU/PATCH: memory|journal|pg x1|pg x3 (all)|Postgres CPU/PATCH: pg x1|pg x3',
       rows.map((r) => [
         r.clients,
         lat(r.journal),

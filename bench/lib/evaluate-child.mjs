@@ -6,6 +6,7 @@
  * users `{ key }` are made up front, so the loops allocate nothing; the SDK and the floor of a case
  * must answer `true` as often (which checks the floor's murmur3 against the SDK's).
  */
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { err, flat, garbageMeter, pairedRounds, pass } from './measure.mjs';
 import { appFlags } from './util.mjs';
@@ -25,30 +26,14 @@ function sequentialUsers(n) {
   return users;
 }
 
-/** Deterministic UUID-v4-like keys (xorshift32), e.g. `3f2b8c1e-9a4d-4c7f-8e21-5b0d6a9f4c33`. */
+/** Deterministic UUID-v4-like keys, e.g. `3f2b8c1e-9a4d-4c7f-8e21-5b0d6a9f4c33` (the hex of a hash of `i`). */
 function uuidUsers(n) {
-  let x = 0x9e3779b9;
-  const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-  const bytes = new Uint8Array(16);
   const users = new Array(n);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < 16; j += 4) {
-      x ^= x << 13;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      bytes[j] = x;
-      bytes[j + 1] = x >>> 8;
-      bytes[j + 2] = x >>> 16;
-      bytes[j + 3] = x >>> 24;
-    }
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let s = '';
-    for (let j = 0; j < 16; j++) {
-      if (j === 4 || j === 6 || j === 8 || j === 10) s += '-';
-      s += HEX[bytes[j]];
-    }
-    users[i] = { key: flat(s) };
+    const h = createHash('sha1').update(String(i)).digest('hex');
+    const variant = '89ab'[Number.parseInt(h[16], 16) & 3];
+    const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    users[i] = { key: flat(uuid) };
   }
   return users;
 }

@@ -1,18 +1,11 @@
 /**
- * The client side of the `sdk-propagation` benchmark, in its own process (`startChild`; argv[2]
- * = JSON `{ sdkUrl }`): flagwire SDK clients (`createClient` of the build under test, read-only
- * key, default options: snapshot, then the event stream through the global `fetch`). The PATCHes
- * are sent from this process too (`node:http`, not the clients' `fetch`), so that every timestamp
- * is on one monotonic clock.
- *
- * IPC commands:
- * - `open { baseUrl, key, flag, count }` → adds `count` SDK clients (50 at a time), once each is
- *   ready and its stream connected: `{ clients, ms }`.
- * - `closeClients { keep }` → closes every SDK client after the first `keep`.
- * - `patches { url, key, flag, count, gapMs }` → `count` PATCHes toggling `enabled`, one at a
- *   time, each until every client's `change:<flag>` listener has seen `isEnabled(flag)` flip:
- *   per PATCH `{ toResponseMs, fromSendMs, fromResponseMs, firstFromSendMs }`.
- * - `close` → closes everything and exits.
+ * The client side of `sdk-propagation`, in its own process (`startChild`; argv[2] = JSON `{ sdkUrl
+ * }`): SDK clients (`createClient` of the build under test, read-only key, default options), and
+ * the PATCHes (`node:http`, not the clients' `fetch`), so that every timestamp is on one clock.
+ * Commands: `open { baseUrl, key, flag, count }` (50 clients at a time, each ready with its stream
+ * connected) → `{ clients, ms }`; `closeClients { keep }`; `patches { url, key, flag, count, gapMs
+ * }` → per PATCH (one at a time, each until every client's listener has seen `isEnabled(flag)`
+ * flip) `{ toResponseMs, fromSendMs, fromResponseMs, firstFromSendMs }`; `close`.
  */
 import { performance } from 'node:perf_hooks';
 import { patchFlag, serveCommands } from './child.mjs';

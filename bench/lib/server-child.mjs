@@ -1,25 +1,14 @@
 /**
  * Every server of the benchmarks, one per process, driven over IPC (`util.mjs` `startServer`).
- *
- * `start { module, options, track, bare }` → `{ url, keys }`, one of:
- * - the reference server: `startServer({ port: 0, logger: false, ...options })` of `module`;
- * - `bare: { responses }`, the baseline of sdk-flags: a `node:http` server answering the very
- *   bytes the reference server answered (status, headers, body), with no routing, auth or ETag
- *   logic beyond one string comparison for the 304;
- * - `bare: { sse: { flag, others } }`, the baseline of fan-out: the least a `node:http` SSE server
- *   can do. `GET /sdk/events` opens a stream (the reference server's headers, a first frame of the
- *   same shape and size); `PATCH /api/v1/flags/<flag>` with `{ enabled }` writes one
- *   `flags:updated` frame to every open stream, then answers 200; `GET` gives the flag. No auth,
- *   no store, no history.
- *
- * `track` (always with `bare.sse`): every open `200` answer to `GET /sdk/events` is tracked, and
- * every `destroy()` of one while open recorded (the hub destroys a stream only when its client
- * does not read: `streamMaxBufferedBytes`). Done here, in the benchmark's process, not in the
- * server's code. Then `streams { count, timeoutMs }` resolves once that many are open, `sample` →
- * memory without GC and the unsent bytes of the streams, `cuts { since }` → the recorded cuts.
- *
- * Also: `memory` → `process.memoryUsage()` after two full GCs (`--expose-gc`) and the open
- * streams; `cpu` → `process.cpuUsage()`; `close` → closes the server and exits.
+ * `start { module, options, track, bare }` → `{ url, keys }`: the reference server of `module`
+ * (`startServer({ port: 0, logger: false, ...options })`), or a baseline: `bare.responses`
+ * (sdk-flags: the very bytes the reference server answered, one string comparison for the 304) or
+ * `bare.sse` (fan-out: the least a `node:http` SSE server can do; a PATCH writes one
+ * `flags:updated` frame to every open stream, then answers; no auth, store or history).
+ * `track`: the open `200` answers to `GET /sdk/events` are tracked here (not in the server's code),
+ * and every `destroy()` of one while open (the hub's cut of a client that does not read) recorded:
+ * `streams { count }` resolves once that many are open, `sample` → memory without GC and unsent
+ * bytes, `cuts { since }`. Also `memory` (after two full GCs), `cpu`, `close`.
  */
 import http from 'node:http';
 import { serveCommands } from './child.mjs';

@@ -2,39 +2,23 @@
  * The one SSE reader of the benchmarks, in a process of its own (`startChild`): thousands of
  * `GET /sdk/events` streams over raw `node:net` sockets (a hand-rolled HTTP/1.1 head and chunked
  * body parser, far lighter than `http.request` per stream), and the writes whose propagation they
- * time, sent from this process so that every timestamp is on one monotonic clock. Each stream
- * keeps the id of the last frame it saw and resumes with it (`Last-Event-ID`) whenever it connects
- * again; a `503` is retried after its `Retry-After`.
- *
- * IPC commands:
- * - `open { url, key, count }` → `{ opened, ms }` once each new stream has its first frame.
- * - `measure { writes, flag, durationMs | count, gapMs, filler }`: a PATCH toggling `flag` every
- *   `gapMs` (the next one no sooner than the previous one's answer), through `writes[0]`,
- *   `writes[1]`, ... in turn (`{ url, key }`), for `durationMs` or `count` PATCHes, and the filler
- *   writes if any (`{ flags, rate }`: PATCH/s of other flags); → per PATCH, the times from sending
- *   it and from its 200 until the first and the last stream had its frame.
- * - `writesOn { writes, flag, gapMs }` / `writesOff`: the same PATCHes in the background, untimed.
- * - `storm { mode, timeoutMs, extra, target, minDurationMs }`: destroys every stream at once and
- *   reconnects them, plus `extra` new ones (`immediate`: no backoff; `sdk`: the SDK's jittered
- *   exponential backoff) → when `target` (default: all) were back, and back and current.
- * - `mgmtOn { calls, gapMs }` / `mgmtOff`: the management probe (stream-load runs it in an
- *   instance of its own that opens no stream): every `gapMs`, each of `calls` (`{ name, method,
- *   url, key }`; a PATCH sets a new description, so that every one commits), not waiting for the
- *   previous ones → `[{ call, atEpoch, ms, status }]` once those in flight have ended.
- * - `counters` → drops, errors, statuses; `close`.
+ * time, sent from this process so that every timestamp is on one clock. A stream resumes with the
+ * id of the last frame it saw (`Last-Event-ID`) whenever it connects again; a `503` is retried
+ * after its `Retry-After`. IPC commands (each documented where it is served): `open`, `measure`,
+ * `writesOn`/`writesOff`, `storm`, `mgmtOn`/`mgmtOff` (the management probe), `close`.
  */
 import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { patchFlag, request, serveCommands } from './child.mjs';
+import { sleep, stats } from './util.mjs';
 
 const now = () => performance.now();
 /** Epoch milliseconds of a `performance.now()` time, to compare with other processes. */
 const epochOf = (t) => performance.timeOrigin + t;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const readers = [];
-const counters = { drops: 0, errors: 0, errorCodes: {}, statuses: {}, syncs: 0, ended: 0 };
+const counters = { drops: 0, errors: 0, syncs: 0 };
 let openCount = 0;
 /** What `allOpen` waits for. */
 let openWait;
@@ -62,17 +46,14 @@ function setState(r, state) {
 
 /** Resolves once every stream is open. */
 function allOpen(timeoutMs = 30_000) {
-  if (openCount === readers.length) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      openWait = undefined;
-      reject(new Error(`${readers.length - openCount} of ${readers.length} streams are not open`));
-    }, timeoutMs);
+    const missing = () => `${readers.length - openCount} of ${readers.length} streams are not open`;
+    const timer = setTimeout(() => reject(new Error(missing())), timeoutMs);
     openWait = () => {
       openWait = undefined;
-      clearTimeout(timer);
-      resolve();
+      resolve(clearTimeout(timer));
     };
+    if (openCount === readers.length) openWait();
   });
 }
 
@@ -93,29 +74,29 @@ function connect(r) {
     ),
   );
   sock.on('data', (data) => r.sock === sock && onData(r, data, now()));
-  sock.on('error', (error) => r.sock === sock && countError(r, error.code ?? 'other'));
+  sock.on('error', () => r.sock === sock && countError(r));
   sock.on('close', () => r.sock === sock && lost(r));
 }
 
 /** Drops the socket without counting it as lost (the benchmark's own doing). */
 function hangUp(r) {
+  clearTimeout(r.timer);
   const { sock } = r;
   r.sock = undefined;
   setState(r, 'down');
   sock?.destroy();
 }
 
-function countError(r, code) {
+function countError(r) {
   r.failed = true;
   counters.errors += 1;
-  counters.errorCodes[code] = (counters.errorCodes[code] ?? 0) + 1;
   if (storm) storm.errors += 1;
 }
 
 /** The server closed the stream, or the connection failed: count it and reconnect. */
 function lost(r) {
   if (r.state === 'open') counters.drops += 1;
-  else if (!r.failed) countError(r, 'closed before an answer');
+  else if (!r.failed) countError(r); // closed before an answer
   r.sock = undefined;
   setState(r, 'down');
   if (storm) {
@@ -154,7 +135,6 @@ function onData(r, data, at) {
   const head = r.head.slice(0, end);
   const rest = r.head.slice(end + 4);
   const status = Number(head.slice(9, 12));
-  counters.statuses[status] = (counters.statuses[status] ?? 0) + 1;
   if (status !== 200) return refused(r, status, head);
   setState(r, 'open');
   if (storm && r.backAt === undefined) {
@@ -174,7 +154,7 @@ function refused(r, status, head) {
     const m = /\r\nretry-after: *(\d+)/i.exec(head);
     retryAfterMs = m ? Number(m[1]) * 1000 : 1000;
     storm?.retryAfterMs.push(retryAfterMs);
-  } else countError(r, `status ${status}`);
+  } else countError(r);
   schedule(r, retryDelay(r, storm?.mode ?? 'sdk', retryAfterMs, status !== 503));
 }
 
@@ -201,7 +181,6 @@ function feedBody(r, data, at) {
     r.chunkLeft = Number.parseInt(line, 16);
     if (r.chunkLeft === 0) {
       // The server ended the stream (it only does so when it shuts down).
-      counters.ended += 1;
       const { sock } = r;
       lost(r);
       sock?.destroy();
@@ -268,6 +247,11 @@ async function flagEnabled({ url, key }, flag) {
   return (await res.json()).enabled;
 }
 
+function fail(w, error) {
+  w.failures += 1;
+  w.lastError = String(error);
+}
+
 /** A PATCH toggling `flag` every `gapMs` until `stop` or `max` were sent, through `writes` in turn. */
 function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
   needle = `"key":${JSON.stringify(flag)}`;
@@ -281,8 +265,7 @@ function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
         const { at } = await patchFlag(writes[i % writes.length], flag, { enabled }, probeAgent);
         w.sent.push({ sentAt, ackAt: at });
       } catch (error) {
-        w.failures += 1;
-        w.lastError = String(error);
+        fail(w, error);
         enabled = await flagEnabled(writes[0], flag).catch(() => enabled);
       }
       const wait = sentAt + gapMs - now();
@@ -309,37 +292,28 @@ function startFillerWrites(write, { flags, rate }) {
       const p = patchFlag(write, flags[i], { percentage: values[i] }, fillerAgent)
         .then(
           () => w.acked++,
-          (error) => {
-            w.failures += 1;
-            w.lastError = String(error);
-          },
+          (error) => fail(w, error),
         )
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
   }, 5);
-  w.stop = async () => {
+  const stop = async () => {
     clearInterval(timer);
     const seconds = (now() - t0) / 1000;
     await Promise.all(inFlight);
-    return {
-      sent: w.sent,
-      acked: w.acked,
-      failures: w.failures,
-      lastError: w.lastError,
-      perSecond: w.acked / seconds,
-    };
+    return { ...w, perSecond: w.acked / seconds };
   };
-  return w;
+  return { stop };
 }
 
 // ---------------------------------------------------------------- commands
 
-const snapshot = () => ({ ...counters, errorCodes: { ...counters.errorCodes } });
 let background;
 let mgmt;
 
 serveCommands({
+  /** Opens `count` more streams (`batch` at a time) → `{ opened, ms }` once each has its first frame. */
   async open({ url, key, count, batch = 250 }) {
     const u = new URL(url);
     const target = { host: u.hostname, port: Number(u.port), key };
@@ -356,10 +330,16 @@ serveCommands({
     }
     return { opened: readers.length, ms: now() - t0 };
   },
+  /**
+   * A PATCH toggling `flag` every `gapMs` (no sooner than the previous one's answer), through
+   * `writes[0]`, `writes[1]`, ... (`{ url, key }`) in turn, for `durationMs` or `count` PATCHes,
+   * with `filler` writes if any (`{ flags, rate }`, PATCH/s of other flags) → per PATCH, the times
+   * from sending it and from its 200 until the first and the last stream had its frame.
+   */
   async measure({ writes, flag, durationMs, count, gapMs, filler, settleTimeoutMs = 15_000 }) {
     await allOpen();
     for (const r of readers) r.probeBase = r.probeSeen;
-    const before = snapshot();
+    const before = { ...counters };
     probeWindow = { expected: readers.length, recs: [], complete: 0, check: () => {} };
     const cpu0 = process.cpuUsage();
     const probes = startProbeWrites(writes, flag, gapMs, count);
@@ -373,24 +353,21 @@ serveCommands({
     // Every stream must get every PATCH: wait for the stragglers.
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, settleTimeoutMs);
-      probeWindow.check = () => {
-        if (probeWindow.complete < probes.sent.length) return;
-        clearTimeout(timer);
-        resolve();
-      };
+      probeWindow.check = () => probeWindow.complete >= probes.sent.length && resolve(clearTimeout(timer));
       probeWindow.check();
     });
     const cpu = process.cpuUsage(cpu0);
-    const samples = [];
-    probes.sent.forEach(({ sentAt, ackAt }, j) => {
-      const rec = probeWindow.recs[j + 1];
-      if (rec?.last !== undefined)
-        samples.push({
+    const samples = probes.sent.flatMap(({ sentAt, ackAt }, j) => {
+      const { first, last } = probeWindow.recs[j + 1] ?? {};
+      if (last === undefined) return [];
+      return [
+        {
           toResponseMs: ackAt - sentAt,
-          fromResponseMs: rec.last - ackAt,
-          fromSendMs: rec.last - sentAt,
-          firstFromSendMs: rec.first - sentAt,
-        });
+          fromResponseMs: last - ackAt,
+          fromSendMs: last - sentAt,
+          firstFromSendMs: first - sentAt,
+        },
+      ];
     });
     probeWindow = undefined;
     return {
@@ -404,6 +381,7 @@ serveCommands({
       errors: counters.errors - before.errors,
     };
   },
+  /** The same PATCHes in the background, untimed, until `writesOff`. */
   async writesOn({ writes, flag, gapMs }) {
     background = startProbeWrites(writes, flag, gapMs);
     return true;
@@ -414,12 +392,17 @@ serveCommands({
     const { sent, failures, lastError } = background;
     return { sent: sent.length, failures, lastError };
   },
+  /**
+   * Destroys every stream at once and reconnects them, plus `extra` new ones, `mode` `immediate`
+   * (no backoff) or `sdk` (the SDK's jittered backoff) → when `target` (default: all) were back,
+   * and back and current; at least `minDurationMs` (over a cap, the refused keep coming back).
+   */
   async storm({ mode, timeoutMs = 60_000, extra = 0, target, minDurationMs = 0 }) {
     await allOpen();
     // `extra` new streams join the storm (they have no id to resume from); the storm is over once
     // `target` streams (all by default) are back and current.
     for (let i = 0; i < extra; i++) readers.push(newReader(readers[0].target));
-    const before = snapshot();
+    const before = { ...counters };
     let finish;
     const finished = new Promise((resolve) => (finish = resolve));
     storm = { mode, target: target ?? readers.length, back: 0, current: 0, errors: 0, retryAfterMs: [] };
@@ -431,7 +414,6 @@ serveCommands({
     const t0 = now();
     // All at once: every socket destroyed, then every reader reconnects (or schedules it).
     for (const r of readers) {
-      if (r.timer) clearTimeout(r.timer);
       hangUp(r);
       Object.assign(r, { backAt: undefined, currentAt: undefined, attempt: 0 });
     }
@@ -449,7 +431,6 @@ serveCommands({
     const stillDown = readers.filter((r) => r.state !== 'open');
     // Those still refused give up, so that they do not weigh on what comes next.
     for (const r of stillDown) {
-      if (r.timer) clearTimeout(r.timer);
       hangUp(r);
       readers.splice(readers.indexOf(r), 1);
     }
@@ -464,15 +445,21 @@ serveCommands({
       target: s.target,
       back: s.back,
       stillDown: stillDown.length,
-      backTimesMs,
+      backMs: stats(backTimesMs),
       refused: s.retryAfterMs.length,
-      retryAfterMs: s.retryAfterMs,
+      refusedPerSecond: s.retryAfterMs.length / ((endedAt - t0) / 1000),
+      retryAfterSeconds: s.retryAfterMs.length ? stats(s.retryAfterMs.map((x) => x / 1000)) : undefined,
       errors: s.errors,
       syncs: counters.syncs - before.syncs,
       drops: counters.drops - before.drops,
       revisionsDuringStorm: maxRev - revBefore,
     };
   },
+  /**
+   * The management probe (in an instance that opens no stream): every `gapMs`, each of `calls`
+   * (`{ name, method, url, key }`; a PATCH sets a new description, so that every one commits), not
+   * waiting for the previous ones; `mgmtOff` → `[{ call, atEpoch, ms, status }]` once all ended.
+   */
   async mgmtOn({ calls, gapMs, timeoutMs = 10_000 }) {
     mgmt = { samples: [], pending: new Set(), n: 0 };
     const tick = () => {
@@ -497,12 +484,8 @@ serveCommands({
     await Promise.all(mgmt.pending);
     return mgmt.samples;
   },
-  counters: () => ({ ...counters, readers: readers.length, open: openCount, maxRev }),
   close() {
-    for (const r of readers) {
-      if (r.timer) clearTimeout(r.timer);
-      hangUp(r);
-    }
+    for (const r of readers) hangUp(r);
     setImmediate(() => process.exit(0));
     return true;
   },

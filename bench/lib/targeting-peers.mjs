@@ -11,6 +11,11 @@ const versionOf = (name) =>
   JSON.parse(readFileSync(join(REPO_DIR, 'node_modules', name, 'package.json'), 'utf8')).version;
 const escapeRegex = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const segmentNote = (how) => ({ 'segment-in': how, 'segment-out': how });
+/** Every case of `CASES` as `split(key)` (the split) or `on(key)` (the others), with its note. */
+const casesOf = (notes, split, on) =>
+  Object.fromEntries(
+    CASES.map(({ id }) => [id, { ...(id === 'split-3' ? split : on)(`bench.${id}`), note: notes[id] }]),
+  );
 
 function growthbookOnLoop(client, key, users, start, n) {
   let hits = 0;
@@ -106,21 +111,17 @@ export async function growthbook(members) {
     matches: '`$regex` (a JavaScript RegExp)',
     'split-3': 'an experiment rule, 3 variations, weights 1/3 (its own hashing)',
   };
-  const cases = {};
-  for (const c of CASES) {
-    const key = `bench.${c.id}`;
-    cases[c.id] =
-      c.id === 'split-3'
-        ? {
-            run: (users, start, n) => growthbookValueLoop(client, key, 'a', users, start, n),
-            answer: (user) => client.getFeatureValue(key, null, user),
-          }
-        : {
-            run: (users, start, n) => growthbookOnLoop(client, key, users, start, n),
-            answer: (user) => client.isOn(key, user),
-          };
-    cases[c.id].note = notes[c.id];
-  }
+  const cases = casesOf(
+    notes,
+    (key) => ({
+      run: (users, start, n) => growthbookValueLoop(client, key, 'a', users, start, n),
+      answer: (user) => client.getFeatureValue(key, null, user),
+    }),
+    (key) => ({
+      run: (users, start, n) => growthbookOnLoop(client, key, users, start, n),
+      answer: (user) => client.isOn(key, user),
+    }),
+  );
   return {
     name: 'GrowthBook',
     version: versionOf('@growthbook/growthbook'),
@@ -205,21 +206,17 @@ export async function unleash(members) {
     matches: '`REGEX` (re2js)',
     'split-3': 'strategy variants, weights 334/333/333 (its own hashing)',
   };
-  const cases = {};
-  for (const c of CASES) {
-    const name = `bench.${c.id}`;
-    cases[c.id] =
-      c.id === 'split-3'
-        ? {
-            run: (users, start, n) => unleashVariantLoop(client, name, 'a', users, start, n),
-            answer: (user) => client.getVariant(name, user).name,
-          }
-        : {
-            run: (users, start, n) => unleashOnLoop(client, name, users, start, n),
-            answer: (user) => client.isEnabled(name, user),
-          };
-    cases[c.id].note = notes[c.id];
-  }
+  const cases = casesOf(
+    notes,
+    (name) => ({
+      run: (users, start, n) => unleashVariantLoop(client, name, 'a', users, start, n),
+      answer: (user) => client.getVariant(name, user).name,
+    }),
+    (name) => ({
+      run: (users, start, n) => unleashOnLoop(client, name, users, start, n),
+      answer: (user) => client.isEnabled(name, user),
+    }),
+  );
   return {
     name: 'Unleash',
     version: versionOf('unleash-client'),

@@ -7,8 +7,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +51,10 @@ export function percentile(values, p) {
   return s[lo] + (s[Math.ceil(rank)] - s[lo]) * (rank - lo);
 }
 export const median = (values) => percentile(values, 50);
+export const sum = (values) => values.reduce((a, b) => a + b, 0);
+/** `total` over `n` as evenly as can be: 16 over 3 → [6, 5, 5]. */
+export const evenSplit = (total, n) =>
+  Array.from({ length: n }, (_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
 export const stats = (values) => ({
   n: values.length,
   min: Math.min(...values),
@@ -56,6 +62,17 @@ export const stats = (values) => ({
   p99: percentile(values, 99),
   max: Math.max(...values),
 });
+
+/** Statistics of a change's propagation: samples `{ fromResponseMs, fromSendMs, firstFromSendMs, toResponseMs }` per PATCH. */
+export function propagationStats(samples) {
+  const of = (k) => stats(samples.map((x) => x[k]));
+  return {
+    lastAfterResponseMs: of('fromResponseMs'),
+    lastAfterSendMs: of('fromSendMs'),
+    firstAfterSendMs: of('firstFromSendMs'),
+    patchRoundTripMs: of('toResponseMs'),
+  };
+}
 
 // ---------------------------------------------------------------- clean-up
 
@@ -225,6 +242,23 @@ export function appFlags(count) {
   });
 }
 
+/** GET through `node:http` (which does not decode): `{ status, headers, body (a Buffer), ms }`. */
+export function httpGet(url, headers, agent) {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent, headers }, (res) => {
+        const chunks = [];
+        res.on('data', (chunk) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode, headers: res.headers, body, ms: performance.now() - t0 });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
 // ---------------------------------------------------------------- load (autocannon)
 
 /** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 unless `config` says. */
@@ -274,9 +308,7 @@ export async function loadRounds(cases, { rounds, duration, warmup }, log, title
       got[c.id] = await once(c, duration);
     }
     byRound.push(got);
-    const parts = cases.map(
-      ({ id }) => `${id} ${fmt.int(got[id].rps)} (${got[id].cpuUsPerRequest.toFixed(0)} us)`,
-    );
+    const parts = cases.map(({ id }) => `${id} ${fmt.int(got[id].rps)} (${fmt.us(got[id].cpuUsPerRequest)})`);
     log(`  ${title}, round ${round + 1}/${rounds}, req/s (server CPU/req): ${parts.join(', ')}`);
   }
   const base = cases[0].id;
@@ -321,6 +353,7 @@ export const fmt = {
   kb: finite((bytes) => `${(bytes / 1024).toFixed(1)} KB`),
   mb: finite((bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`),
   x: finite((r, digits = 2) => `${r.toFixed(digits)}x`),
+  us: finite((n) => `${n.toFixed(0)} us`),
   ns: finite((n) =>
     n < 1000 ? `${n.toFixed(1)} ns` : n < 1e6 ? `${(n / 1000).toFixed(2)} us` : `${(n / 1e6).toFixed(2)} ms`,
   ),

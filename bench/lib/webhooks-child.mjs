@@ -3,12 +3,10 @@
  * argv: distDir, then `verify` or `delivery`.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { median } from './util.mjs';
+import { median, tempDir } from './util.mjs';
 
 const [distDir, mode] = process.argv.slice(2);
 const load = (file) => import(pathToFileURL(resolve(distDir, file)).href);
@@ -31,7 +29,7 @@ async function verify() {
   };
   for (const fn of Object.values(cases)) if (!fn()) throw new Error('a verifier rejected a valid signature');
   const rates = { baseline: [], node: [], web: [] };
-  for (let round = 0; round < 7; round++) {
+  for (let round = 0; round < 7; round++)
     for (const [name, fn] of Object.entries(cases)) {
       let n = 0;
       const start = performance.now();
@@ -41,7 +39,6 @@ async function verify() {
       }
       rates[name].push(n / ((performance.now() - start) / 1000));
     }
-  }
   return Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
 }
 
@@ -51,9 +48,7 @@ async function delivery() {
   const concurrency = 16;
   let received = 0;
   let allReceived;
-  const done = new Promise((r) => {
-    allReceived = r;
-  });
+  const done = new Promise((r) => (allReceived = r));
   const receiver = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -65,8 +60,7 @@ async function delivery() {
   const receiverUrl = `http://127.0.0.1:${receiver.address().port}/`;
 
   const measure = async (withWebhook) => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-bench-wh-'));
-    const server = await startServer({ dataDir, logger: false });
+    const server = await startServer({ dataDir: tempDir('webhooks'), logger: false });
     const base = `${server.url}/api/v1`;
     const key = server.keys.find((k) => k.access === 'full').key;
     const call = (method, path, body) =>
@@ -83,16 +77,14 @@ async function delivery() {
     await Promise.all(
       Array.from({ length: concurrency }, async (_, f) => {
         // Every PATCH flips the flag, so every PATCH is a change and an event.
-        for (let i = f, k = 0; i < events; i += concurrency, k++) {
+        for (let i = f, k = 0; i < events; i += concurrency, k++)
           await call('PATCH', `/flags/f${f}`, { enabled: k % 2 === 0 });
-        }
       }),
     );
     const acked = performance.now() - start;
     if (withWebhook) await done;
     const total = performance.now() - start;
     await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
     return { ackedMs: acked, totalMs: total, perSecond: events / (total / 1000) };
   };
   const without = await measure(false);
