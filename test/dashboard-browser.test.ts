@@ -312,7 +312,7 @@ describe('history, webhooks, live', () => {
   });
 
   it('revokes a key: the SDK client is refused and its stream closed', async () => {
-    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('link', { name: 'API keys', exact: true }).click();
     await page.getByRole('button', { name: 'Revoke web' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await whenState(sdk!, 'failed');

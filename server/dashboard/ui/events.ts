@@ -1,7 +1,8 @@
 /**
  * The page's live feed, `GET /admin/api/events` (`docs/protocol.md` §10.5): one EventSource
  * while signed in, fanned out to the screens that listen. A reconnect counts as "anything may
- * have changed" so nothing missed while the stream was down stays stale.
+ * have changed" so nothing missed while the stream was down stays stale. Whether the feed is up
+ * is state of its own (`useConnection`): the page says so while it is not.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 
@@ -14,6 +15,20 @@ interface Listener {
 const listeners = new Set<Listener>();
 const countListeners = new Set<(counts: Record<string, number>) => void>();
 let counts: Record<string, number> = {};
+
+/**
+ * `connecting` until the first open, `open` while the feed flows, `lost` from a failure until
+ * the next open (the browser, or the app after a refusal, keeps trying meanwhile).
+ */
+export type Connection = 'connecting' | 'open' | 'lost';
+let connection: Connection = 'connecting';
+const connectionListeners = new Set<(state: Connection) => void>();
+
+function setConnection(state: Connection): void {
+  if (state === connection) return;
+  connection = state;
+  for (const l of connectionListeners) l(state);
+}
 
 function parse(data: string): unknown {
   try {
@@ -35,8 +50,10 @@ export function openEvents(onClosed: () => void): () => void {
   const source = new EventSource('/admin/api/events');
   let opened = false;
   source.addEventListener('open', () => {
-    if (opened) emitAll();
+    const again = opened || connection === 'lost';
     opened = true;
+    setConnection('open');
+    if (again) emitAll();
   });
   source.addEventListener('change', (event) => {
     const data = parse((event as MessageEvent<string>).data) as { env?: unknown } | undefined;
@@ -53,6 +70,7 @@ export function openEvents(onClosed: () => void): () => void {
     for (const l of countListeners) l(counts);
   });
   source.addEventListener('error', () => {
+    setConnection('lost');
     if (source.readyState === EventSource.CLOSED) onClosed();
   });
   return () => source.close();
@@ -93,7 +111,34 @@ export function useStreamCounts(): Record<string, number> {
   return value;
 }
 
-/** Forget the counts on sign-out. */
+/** The feed's state, re-rendering on every change of it. */
+export function useConnection(): Connection {
+  const [value, setValue] = useState(connection);
+  useEffect(() => {
+    setValue(connection);
+    connectionListeners.add(setValue);
+    return () => void connectionListeners.delete(setValue);
+  }, []);
+  return value;
+}
+
+/** Runs `back` each time the feed opens again after it was lost. */
+export function useConnectionBack(back: () => void): void {
+  const ref = useRef(back);
+  ref.current = back;
+  useEffect(() => {
+    let last = connection;
+    const listener = (state: Connection) => {
+      if (state === 'open' && last === 'lost') ref.current();
+      last = state;
+    };
+    connectionListeners.add(listener);
+    return () => void connectionListeners.delete(listener);
+  }, []);
+}
+
+/** Forget the counts and the feed's state on sign-out. */
 export function resetStreamCounts(): void {
   counts = {};
+  setConnection('connecting');
 }

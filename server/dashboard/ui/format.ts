@@ -35,3 +35,8 @@ const SOURCES: Record<string, string> = {
 export function sourceText(source: EnvSource | 'generated'): string {
   return SOURCES[source] ?? source;
 }
+
+/** A count as the reader's locale writes it (`5,040`). */
+export function number(n: number): string {
+  return n.toLocaleString();
+}

@@ -9,6 +9,7 @@ import './styles.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, messageOf, setUnauthorizedHandler } from './api.js';
+import { ConnectionBanner } from './components/connection-banner.js';
 import { EnvNav, Header } from './components/layout.js';
 import { openEvents, resetStreamCounts } from './events.js';
 import { type Route, useRoute } from './route.js';
@@ -142,6 +143,7 @@ function App() {
   return (
     <>
       <Header onSignOut={signOut} />
+      <ConnectionBanner />
       {signOutError && (
         <p role="alert" class="error">
           {signOutError}

@@ -20,14 +20,17 @@ export function keyProblem(key: string, taken: readonly string[], what: string):
 export const keyUsable = (key: string, problem: string | undefined): boolean => key !== '' && !problem;
 
 interface Props {
+  /** The input's id, when something else must find it (an empty state's "create" button). */
+  id?: string;
   label: string;
   value: string;
   problem: string | undefined;
   onInput: (value: string) => void;
 }
 
-export function KeyField({ label, value, problem, onInput }: Props) {
-  const id = useId();
+export function KeyField({ id: given, label, value, problem, onInput }: Props) {
+  const generated = useId();
+  const id = given ?? generated;
   return (
     <div class="field">
       <label for={id}>{label}</label>

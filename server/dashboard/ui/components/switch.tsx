@@ -2,10 +2,13 @@
 export function Switch({
   label,
   checked,
+  describedBy,
   onChange,
 }: {
   label: string;
   checked: boolean;
+  /** The id of what else to read with it (the error of its last change). */
+  describedBy?: string | undefined;
   onChange: (on: boolean) => void;
 }) {
   return (
@@ -15,6 +18,7 @@ export function Switch({
         // biome-ignore lint/a11y/useAriaPropsForRole: a native checkbox exposes its checked state itself
         role="switch"
         aria-label={label}
+        aria-describedby={describedBy}
         checked={checked}
         onChange={(e) => onChange(e.currentTarget.checked)}
       />

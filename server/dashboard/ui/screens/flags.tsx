@@ -1,8 +1,10 @@
-/** `#/env/P/E/flags`: the environment's flags, filtered, changed in place, created, deleted. */
+/**
+ * `#/env/P/E/flags`: the environment's flags, created (the form comes first), filtered, changed in
+ * place (shown at once, rolled back when the server does not take it), deleted.
+ */
 import { useId, useState } from 'preact/hooks';
-import type { UpdateFlagInput } from '../../../../src/core/types.js';
-import { api, envApi, messageOf } from '../api.js';
-import { Behind, ErrorText, TableWrap } from '../components/bits.js';
+import { api, envApi } from '../api.js';
+import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
@@ -10,8 +12,11 @@ import type { Flag } from '../types.js';
 import { useAction } from '../use-action.js';
 import { FlagRow } from './flag-row.js';
 import { NewFlagForm } from './new-flag.js';
+import { useOptimisticPatch } from './optimistic-patch.js';
 
 type StateFilter = 'all' | 'on' | 'off';
+
+const NEW_FLAG_KEY_ID = 'new-flag-key';
 
 export function FlagsScreen({ project, env }: { project: string; env: string }) {
   const id = useId();
@@ -22,22 +27,7 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   const [state, setState] = useState<StateFilter>('all');
   const [editing, setEditing] = useState<string>();
   const [deleting, setDeleting] = useState<string>();
-  const [rowError, setRowError] = useState<string>();
-
-  /** Applies the change at once, then the server's answer; a failure reloads the truth. */
-  const patch = async (key: string, change: UpdateFlagInput): Promise<boolean> => {
-    flags.mutate((list) => list.map((f) => (f.key === key ? ({ ...f, ...change } as Flag) : f)));
-    try {
-      const flag = await api<Flag>(envApi(project, env, 'flags', key), { method: 'PATCH', body: change });
-      flags.mutate((list) => list.map((f) => (f.key === key ? flag : f)));
-      setRowError(undefined);
-      return true;
-    } catch (err) {
-      setRowError(messageOf(err));
-      flags.reload();
-      return false;
-    }
-  };
+  const patch = useOptimisticPatch(project, env, flags);
 
   const stopEditing = (key: string) => {
     setEditing(undefined);
@@ -56,39 +46,71 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
     <>
       <h2>Flags</h2>
       <Behind dialogOpen={deleting !== undefined}>
-        <div class="row filters">
-          <div class="field grow">
-            <label for={`${id}-q`}>Search flags</label>
-            <input
-              id={`${id}-q`}
-              type="search"
-              value={query}
-              onInput={(e) => setQuery(e.currentTarget.value)}
-            />
+        {list && (
+          <NewFlagForm
+            path={base}
+            keyId={NEW_FLAG_KEY_ID}
+            taken={list.map((f) => f.key)}
+            onCreated={(flag) => {
+              flags.mutate((l) => [...l.filter((f) => f.key !== flag.key), flag].sort(byKey));
+              flags.reload();
+            }}
+          />
+        )}
+        <ErrorText
+          message={
+            flags.error &&
+            (list ? `Could not refresh the flags: ${flags.error} The list may be out of date.` : flags.error)
+          }
+        />
+        {list && list.length > 0 && (
+          <div class="row filters">
+            <div class="field grow">
+              <label for={`${id}-q`}>Search flags</label>
+              <input
+                id={`${id}-q`}
+                type="search"
+                value={query}
+                onInput={(e) => setQuery(e.currentTarget.value)}
+              />
+            </div>
+            <div class="field">
+              <label for={`${id}-s`}>State</label>
+              <select
+                id={`${id}-s`}
+                value={state}
+                onChange={(e) => setState(e.currentTarget.value as StateFilter)}
+              >
+                <option value="all">All</option>
+                <option value="on">Enabled</option>
+                <option value="off">Disabled</option>
+              </select>
+            </div>
           </div>
-          <div class="field">
-            <label for={`${id}-s`}>State</label>
-            <select
-              id={`${id}-s`}
-              value={state}
-              onChange={(e) => setState(e.currentTarget.value as StateFilter)}
-            >
-              <option value="all">All</option>
-              <option value="on">Enabled</option>
-              <option value="off">Disabled</option>
-            </select>
-          </div>
-        </div>
-        <ErrorText message={flags.error ?? rowError} />
+        )}
         {!list || !shown ? (
           !flags.error && <p>Loading…</p>
         ) : list.length === 0 ? (
-          <p class="empty">No flags yet</p>
+          <EmptyState text="No flags yet. A flag is a switch your app asks about; start with one.">
+            <button type="button" class="primary" onClick={() => focusById(NEW_FLAG_KEY_ID)}>
+              Create the first flag
+            </button>
+          </EmptyState>
         ) : shown.length === 0 ? (
-          <p class="empty">No flags match</p>
+          <EmptyState text="No flags match the search and state chosen.">
+            <button
+              type="button"
+              onClick={() => {
+                setQuery('');
+                setState('all');
+              }}
+            >
+              Show all flags
+            </button>
+          </EmptyState>
         ) : (
-          <TableWrap label="Flags">
-            <table>
+          <TableWrap label="Flags" cards>
+            <table class="flags">
               <thead>
                 <tr>
                   <th scope="col">Flag</th>
@@ -109,22 +131,11 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                     onStopEditing={() => stopEditing(flag.key)}
                     onPatch={(change) => patch(flag.key, change)}
                     onDelete={() => setDeleting(flag.key)}
-                    onProblem={setRowError}
                   />
                 ))}
               </tbody>
             </table>
           </TableWrap>
-        )}
-        {list && (
-          <NewFlagForm
-            path={base}
-            taken={list.map((f) => f.key)}
-            onCreated={(flag) => {
-              flags.mutate((l) => [...l.filter((f) => f.key !== flag.key), flag].sort(byKey));
-              flags.reload();
-            }}
-          />
         )}
       </Behind>
       {deleting !== undefined && (

@@ -1,7 +1,12 @@
-/** `#/env/P/E/history[/FLAG]`: every committed change, newest first, of one flag or all. */
+/**
+ * `#/env/P/E/history[/FLAG]`: every committed change, newest first, of one flag or all. Values
+ * users wrote (descriptions, key names) are isolated and shortened, each with a way to see it
+ * whole; on a phone each change is a card.
+ */
 import { useId } from 'preact/hooks';
 import { api, envApi } from '../api.js';
-import { ErrorText, TableWrap } from '../components/bits.js';
+import { CellLabel, EmptyState, ErrorText, TableWrap } from '../components/bits.js';
+import { LongText } from '../components/long-text.js';
 import { useEnvChanges } from '../events.js';
 import { actorText, dateTime, jsonish } from '../format.js';
 import { useResource } from '../resource.js';
@@ -52,10 +57,14 @@ export function HistoryScreen({ project, env, flag }: Props) {
       {!entries ? (
         !history.error && <p>Loading…</p>
       ) : entries.length === 0 ? (
-        <p class="empty">No changes yet</p>
+        <EmptyState
+          text={flag ? `No changes to ${flag} yet.` : 'No changes yet. Every change to a flag shows here.'}
+        >
+          <a href={envHref(project, env, 'flags')}>Go to the flags</a>
+        </EmptyState>
       ) : (
-        <TableWrap label="History">
-          <table>
+        <TableWrap label="History" cards>
+          <table class="history">
             <thead>
               <tr>
                 <th scope="col">When</th>
@@ -68,21 +77,31 @@ export function HistoryScreen({ project, env, flag }: Props) {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.revision}>
-                  <td class="nowrap">
+                  <td class="nowrap when">
                     <time dateTime={entry.at}>{dateTime(entry.at)}</time>
                   </td>
-                  <td class="mono">{entry.flag}</td>
-                  <td>{entry.action}</td>
+                  <td class="mono key">
+                    <bdi>{entry.flag}</bdi>
+                  </td>
                   <td>
+                    <CellLabel text="Action" />
+                    {entry.action}
+                  </td>
+                  <td>
+                    <CellLabel text="Changes" />
                     <ul class="changes">
                       {entry.changes.map((c) => (
                         <li key={c.field}>
-                          {c.field}: {jsonish(c.from)} → {jsonish(c.to)}
+                          {c.field}: <Value value={c.from} what={`the old ${c.field} of ${entry.flag}`} /> →{' '}
+                          <Value value={c.to} what={`the new ${c.field} of ${entry.flag}`} />
                         </li>
                       ))}
                     </ul>
                   </td>
-                  <td>{actorText(entry.actor)}</td>
+                  <td>
+                    <CellLabel text="By" />
+                    <bdi>{actorText(entry.actor)}</bdi>
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -92,3 +111,8 @@ export function HistoryScreen({ project, env, flag }: Props) {
     </>
   );
 }
+
+/** A value before or after a change, as JSON, shortened when long. */
+const Value = ({ value, what }: { value: unknown; what: string }) => (
+  <LongText text={jsonish(value)} limit={80} lines={2} what={what} />
+);

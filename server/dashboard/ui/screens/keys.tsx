@@ -1,8 +1,14 @@
-/** `#/env/P/E/keys`: the environment's API keys; create one (shown once) or revoke one. */
-import { useId, useState } from 'preact/hooks';
+/**
+ * `#/env/P/E/keys`: the environment's API keys; create one (shown once) or revoke one. The form
+ * comes first; on a phone each key is a card with its Revoke button in reach.
+ */
+import { useEffect, useId, useState } from 'preact/hooks';
 import { api, envApi } from '../api.js';
-import { Behind, ErrorText, TableWrap } from '../components/bits.js';
+import { Behind, CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../components/bits.js';
+import { CharCount, overBy } from '../components/char-count.js';
 import { ConfirmDialog } from '../components/confirm.js';
+import { SAVED_MS } from '../components/feedback.js';
+import { LongText } from '../components/long-text.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { useStructureChanges } from '../events.js';
 import { dateTime, sourceText } from '../format.js';
@@ -10,20 +16,29 @@ import { useResource } from '../resource.js';
 import type { ApiKeyView } from '../types.js';
 import { useAction } from '../use-action.js';
 
+/** The longest key name the server takes (server/dashboard/validate.ts). */
+const KEY_NAME_MAX_LENGTH = 100;
+const KEY_NAME_ID = 'new-key-name';
+
 export function KeysScreen({ project, env }: { project: string; env: string }) {
   const base = envApi(project, env, 'keys');
   const keys = useResource(() => api<ApiKeyView[]>(base), base);
   useStructureChanges(keys.reload);
   const [revoking, setRevoking] = useState<ApiKeyView>();
   const [created, setCreated] = useState<string>();
+  const [revoked, setRevoked] = useState('');
+  useEffect(() => {
+    if (revoked === '') return;
+    const timer = setTimeout(() => setRevoked(''), SAVED_MS);
+    return () => clearTimeout(timer);
+  }, [revoked]);
   const list = keys.data;
 
   return (
     <>
       <h2>API keys</h2>
       <Behind dialogOpen={revoking !== undefined}>
-        <ErrorText message={keys.error} />
-        {created !== undefined && (
+        {created !== undefined ? (
           <SecretPanel
             title="New API key"
             value={created}
@@ -32,14 +47,30 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
             note="This key is shown once. Store it now."
             onDone={() => setCreated(undefined)}
           />
+        ) : (
+          <NewKeyForm
+            path={base}
+            onCreated={(key) => {
+              setCreated(key);
+              keys.reload();
+            }}
+          />
         )}
+        <ErrorText message={keys.error} />
+        <p role="status" class="ok">
+          {revoked}
+        </p>
         {!list ? (
           !keys.error && <p>Loading…</p>
         ) : list.length === 0 ? (
-          <p class="empty">No API keys</p>
+          <EmptyState text="No API keys yet. An app needs one to read this environment's flags.">
+            <button type="button" class="primary" onClick={() => focusById(KEY_NAME_ID)}>
+              Create the first key
+            </button>
+          </EmptyState>
         ) : (
-          <TableWrap label="API keys">
-            <table>
+          <TableWrap label="API keys" cards>
+            <table class="keys">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
@@ -53,19 +84,36 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
               <tbody>
                 {list.map((k) => (
                   <tr key={k.id}>
-                    <td>{k.name ?? '—'}</td>
-                    <td class="mono nowrap">{k.hint}</td>
-                    <td>{k.access}</td>
-                    <td>{sourceText(k.source)}</td>
-                    <td>{dateTime(k.createdAt)}</td>
+                    <td class="name">
+                      {k.name ? <LongText text={k.name} limit={60} what="the key's name" /> : '—'}
+                    </td>
+                    <td class="mono nowrap">
+                      <CellLabel text="Key" />
+                      {k.hint}
+                    </td>
+                    <td>
+                      <CellLabel text="Access" />
+                      {k.access}
+                    </td>
+                    <td>
+                      <CellLabel text="Source" />
+                      {sourceText(k.source)}
+                    </td>
+                    <td>
+                      <CellLabel text="Created" />
+                      {dateTime(k.createdAt)}
+                    </td>
                     {/* Named as its column, not by its button, so finding a cell by the key's name finds one. */}
-                    <td aria-label={k.revocable ? 'Actions' : undefined}>
+                    <td class="row-actions" aria-label={k.revocable ? 'Actions' : undefined}>
                       {k.revocable ? (
                         <button
                           type="button"
                           class="small danger"
                           aria-label={`Revoke ${k.name || k.hint}`}
-                          onClick={() => setRevoking(k)}
+                          onClick={() => {
+                            setRevoked('');
+                            setRevoking(k);
+                          }}
                         >
                           Revoke
                         </button>
@@ -79,13 +127,6 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
             </table>
           </TableWrap>
         )}
-        <NewKeyForm
-          path={base}
-          onCreated={(key) => {
-            setCreated(key);
-            keys.reload();
-          }}
-        />
       </Behind>
       {revoking && (
         <ConfirmDialog
@@ -95,6 +136,7 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
           danger
           action={async () => {
             await api(envApi(project, env, 'keys', revoking.id), { method: 'DELETE' });
+            setRevoked(`Key ${revoking.hint} revoked.`);
             keys.reload();
           }}
           onClose={() => setRevoking(undefined)}
@@ -109,8 +151,10 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
   const [name, setName] = useState('');
   const [access, setAccess] = useState<'full' | 'read-only' | 'client'>('read-only');
   const { busy, error, run } = useAction();
+  const over = overBy(name.trim(), KEY_NAME_MAX_LENGTH) > 0;
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (over) return;
     await run(async () => {
       const body = name.trim() === '' ? { access } : { access, name: name.trim() };
       const created = await api<ApiKeyView & { key: string }>(path, { method: 'POST', body });
@@ -123,19 +167,20 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
       <h3 id={`${id}-h`}>Create a key</h3>
       <form onSubmit={submit} class="row">
         <div class="field grow">
-          <label for={`${id}-n`}>Key name</label>
+          <label for={KEY_NAME_ID}>Key name</label>
           <input
-            id={`${id}-n`}
+            id={KEY_NAME_ID}
             type="text"
-            maxLength={100}
             autocomplete="off"
-            aria-describedby={`${id}-nh`}
+            aria-invalid={over ? 'true' : undefined}
+            aria-describedby={`${id}-nh ${id}-nc`}
             value={name}
             onInput={(e) => setName(e.currentTarget.value)}
           />
           <small id={`${id}-nh`} class="hint">
             Optional, e.g. "checkout service".
           </small>
+          <CharCount id={`${id}-nc`} text={name.trim()} max={KEY_NAME_MAX_LENGTH} />
         </div>
         <div class="field">
           <label for={`${id}-a`}>Access</label>
@@ -153,7 +198,7 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
             client: for browser pages, evaluates through OFREP and never sees the rules.
           </small>
         </div>
-        <button type="submit" class="primary" disabled={busy}>
+        <button type="submit" class="primary" disabled={busy || over}>
           Create key
         </button>
         <ErrorText message={error} />

@@ -1,8 +1,15 @@
-/** The "New flag" form: key (checked as typed), type, initial percentage, description. */
-import { useId, useState } from 'preact/hooks';
+/**
+ * The "New flag" form, at the top of the flags screen: key (checked as typed), type, initial
+ * percentage, description (counted against the server's limit, never cut). "Created" goes away
+ * after a few seconds or when the next flag is typed.
+ */
+import { useEffect, useId, useState } from 'preact/hooks';
+import { DESCRIPTION_MAX_LENGTH } from '../../../../src/core/limits.js';
 import type { CreateFlagInput, FlagType } from '../../../../src/core/types.js';
 import { api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
+import { CharCount, overBy } from '../components/char-count.js';
+import { SAVED_MS } from '../components/feedback.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
 import type { Flag } from '../types.js';
 import { useAction } from '../use-action.js';
@@ -10,11 +17,13 @@ import { useAction } from '../use-action.js';
 interface Props {
   /** `.../flags` of the environment. */
   path: string;
+  /** The key input's id. */
+  keyId: string;
   taken: string[];
   onCreated: (flag: Flag) => void;
 }
 
-export function NewFlagForm({ path, taken, onCreated }: Props) {
+export function NewFlagForm({ path, keyId, taken, onCreated }: Props) {
   const id = useId();
   const [key, setKey] = useState('');
   const [type, setType] = useState<FlagType>('boolean');
@@ -22,18 +31,25 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
   const [description, setDescription] = useState('');
   const { busy, error, run } = useAction();
   const [done, setDone] = useState('');
+  useEffect(() => {
+    if (done === '') return;
+    const timer = setTimeout(() => setDone(''), SAVED_MS);
+    return () => clearTimeout(timer);
+  }, [done]);
 
   const problem = keyProblem(key, taken, 'Flag');
   const percentOk = type === 'boolean' || (/^\d{1,3}$/.test(percent) && Number(percent) <= 100);
-  const ready = keyUsable(key, problem) && percentOk;
+  const descriptionOk = overBy(description, DESCRIPTION_MAX_LENGTH) === 0;
+  const ready = keyUsable(key, problem) && percentOk && descriptionOk;
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (!ready) return;
+    setDone('');
     const body: CreateFlagInput = { key, type };
     if (type === 'rollout') body.percentage = Number(percent);
     if (description.trim() !== '') body.description = description;
-    const created = await run(async () => {
+    await run(async () => {
       const flag = await api<Flag>(path, { method: 'POST', body });
       setKey('');
       setPercent('0');
@@ -41,7 +57,6 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
       setDone(`Flag ${flag.key} created.`);
       onCreated(flag);
     });
-    if (!created) setDone('');
   };
 
   return (
@@ -49,7 +64,16 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
       <h3 id={`${id}-h`}>New flag</h3>
       <form onSubmit={submit} class="stack">
         <div class="row">
-          <KeyField label="Flag key" value={key} problem={problem} onInput={setKey} />
+          <KeyField
+            id={keyId}
+            label="Flag key"
+            value={key}
+            problem={problem}
+            onInput={(value) => {
+              setKey(value);
+              setDone('');
+            }}
+          />
           <div class="field">
             <label for={`${id}-t`}>Flag type</label>
             <select id={`${id}-t`} value={type} onChange={(e) => setType(e.currentTarget.value as FlagType)}>
@@ -85,16 +109,18 @@ export function NewFlagForm({ path, taken, onCreated }: Props) {
           <textarea
             id={`${id}-d`}
             rows={2}
-            maxLength={1000}
             value={description}
+            aria-invalid={descriptionOk ? undefined : 'true'}
+            aria-describedby={`${id}-dc`}
             onInput={(e) => setDescription(e.currentTarget.value)}
           />
+          <CharCount id={`${id}-dc`} text={description} max={DESCRIPTION_MAX_LENGTH} />
         </div>
         <div class="actions">
           <button type="submit" class="primary" disabled={busy || !ready}>
             Create flag
           </button>
-          <span aria-live="polite" class="ok">
+          <span role="status" class="ok">
             {done}
           </span>
         </div>

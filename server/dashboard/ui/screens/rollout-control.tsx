@@ -1,0 +1,158 @@
+/**
+ * A rollout's percentage: a slider and a number box showing the same value, and what became of
+ * the last change next to them. A change is sent once, when the user is done with it: a drag
+ * when the slider is let go (`change`), keyboard steps on either input when the keys have been
+ * still for a moment or the focus leaves, a typed number on Enter or when it loses focus. A
+ * number out of range stays as typed, explained next to it, until corrected or Escape.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { FeedbackNote, useFeedback } from '../components/feedback.js';
+import type { PatchOutcome } from './flag-row.js';
+
+/** Quiet time after the last key before keyboard steps are sent. */
+const KEYS_SETTLE_MS = 700;
+
+const STEP_KEYS = new Set([
+  'ArrowUp',
+  'ArrowDown',
+  'ArrowLeft',
+  'ArrowRight',
+  'PageUp',
+  'PageDown',
+  'Home',
+  'End',
+]);
+
+const validPercent = (text: string) => /^\d{1,3}$/.test(text.trim()) && Number(text) <= 100;
+
+interface Props {
+  flagKey: string;
+  value: number;
+  onCommit: (n: number) => Promise<PatchOutcome>;
+}
+
+export function RolloutControl({ flagKey, value, onCommit }: Props) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const [invalid, setInvalid] = useState(false);
+  const feedback = useFeedback();
+  // Enter and the `change` that may follow it commit the same value once.
+  const sent = useRef<number | null>(null);
+  const keyed = useRef(false);
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  const pending = useRef<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new value from the server clears what was sent
+  useEffect(() => {
+    sent.current = null;
+  }, [value]);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
+  const commit = async (text: string) => {
+    clearTimeout(timer.current);
+    pending.current = null;
+    keyed.current = false;
+    if (!validPercent(text)) {
+      setDraft(text);
+      setInvalid(true);
+      feedback.set({
+        kind: 'error',
+        network: false,
+        text: `Not saved: the rollout must be a whole number from 0 to 100 (saved: ${value} %). Press Escape to go back.`,
+      });
+      return;
+    }
+    setDraft(null);
+    setInvalid(false);
+    const n = Number(text);
+    if (n === value || n === sent.current) {
+      if (feedback.note?.kind === 'error') feedback.set(undefined);
+      return;
+    }
+    sent.current = n;
+    feedback.set(undefined);
+    const result = await onCommit(n);
+    feedback.set(
+      result.ok
+        ? { kind: 'saved', text: `Saved: ${n} %` }
+        : {
+            kind: 'error',
+            network: result.network,
+            text: `Not saved: ${result.message} Back to ${value} %.`,
+          },
+    );
+  };
+
+  // The timer calls the commit of the newest render (the saved value may have moved meanwhile).
+  const latestCommit = useRef(commit);
+  latestCommit.current = commit;
+
+  /** A keyboard step: sent once the keys are still. */
+  const settle = (text: string) => {
+    pending.current = text;
+    clearTimeout(timer.current);
+    timer.current = setTimeout(
+      () => pending.current !== null && latestCommit.current(pending.current),
+      KEYS_SETTLE_MS,
+    );
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (STEP_KEYS.has(e.key)) keyed.current = true;
+  };
+  const onKeyUp = () => pending.current !== null && settle(pending.current);
+  const onChange = (text: string) => (keyed.current ? settle(text) : commit(text));
+  const onBlur = () => pending.current !== null && commit(pending.current);
+
+  const shown = draft ?? String(value);
+  return (
+    <span class="rollout-control">
+      <span class="rollout">
+        <input
+          type="range"
+          min={0}
+          max={100}
+          step={1}
+          aria-label={`Rollout percentage: ${flagKey}`}
+          value={validPercent(shown) ? shown : String(value)}
+          onPointerDown={() => {
+            keyed.current = false;
+          }}
+          onKeyDown={onKeyDown}
+          onKeyUp={onKeyUp}
+          onBlur={onBlur}
+          onInput={(e) => {
+            setDraft(e.currentTarget.value);
+            setInvalid(false);
+          }}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+        <input
+          type="number"
+          min={0}
+          max={100}
+          step={1}
+          class="pct"
+          aria-label={`Rollout percent number: ${flagKey}`}
+          aria-invalid={invalid ? 'true' : undefined}
+          aria-describedby={feedback.describedBy}
+          value={shown}
+          onInput={(e) => setDraft(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            onKeyDown(e);
+            if (e.key === 'Enter') commit(e.currentTarget.value);
+            if (e.key === 'Escape') {
+              clearTimeout(timer.current);
+              pending.current = null;
+              setDraft(null);
+              setInvalid(false);
+              feedback.set(undefined);
+            }
+          }}
+          onKeyUp={onKeyUp}
+          onBlur={onBlur}
+          onChange={(e) => onChange(e.currentTarget.value)}
+        />
+        <span aria-hidden="true">%</span>
+      </span>
+      <FeedbackNote feedback={feedback} />
+    </span>
+  );
+}
