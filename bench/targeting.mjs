@@ -57,38 +57,23 @@ export async function run({ log }) {
     log(`  ${timing.name} ${timing.version}: measured`);
   }
 
-  // ---- merge: per case, per implementation; a peer against Flagwire
+  // ---- merge: per case, per implementation (the child's figures); a peer against Flagwire
   const cases = got.flagwire.timing.cases.map(({ id, label }) => {
     const row = { id, label };
     for (const impl of IMPLEMENTATIONS) {
-      const t = got[impl].timing.cases.find((c) => c.id === id);
       const g = got[impl].garbage.cases.find((c) => c.id === id);
-      row[impl] = t.na
-        ? { na: t.na }
-        : {
-            note: t.note,
-            nsPerEval: t.nsMedian,
-            wallNsPerEval: t.wallNsMedian,
-            baselineNsPerEval: t.baseNsMedian,
-            ratioToBaseline: t.ratioMedian,
-            wallRatioToBaseline: t.wallRatioMedian,
-            ratios: t.ratios,
-            checked: t.checked,
-            bytesPerEval: g.gcs === 0 ? g.perUnit : Number.NaN,
-            garbage: g,
-          };
+      const t = got[impl].timing.cases.find((c) => c.id === id);
+      row[impl] = { ...t, bytesPerEval: g.gcs === 0 ? g.perUnit : Number.NaN, garbage: g };
     }
-    for (const p of PEERS.map((peer) => row[peer]))
-      if (!p.na && !row.flagwire.na) p.timesFlagwire = p.ratioToBaseline / row.flagwire.ratioToBaseline;
+    for (const peer of PEERS) row[peer].timesFlagwire = row[peer].ratioMedian / row.flagwire.ratioMedian;
     return row;
   });
 
   // ---- verdicts, computed from this run
-  const rule10 = cases.find((c) => c.id === 'rule-10').flagwire.ratioToBaseline;
-  const behind = [];
-  for (const c of cases)
-    for (const peer of PEERS)
-      if (!c[peer].na && !(c[peer].timesFlagwire > 1)) behind.push(`${c.id} vs ${got[peer].name}`);
+  const rule10 = cases.find((c) => c.id === 'rule-10').flagwire.ratioMedian;
+  const behind = cases.flatMap((c) =>
+    PEERS.filter((peer) => !(c[peer].timesFlagwire > 1)).map((peer) => `${c.id} vs ${got[peer].name}`),
+  );
   const allocating = cases
     .filter((c) => !(c.flagwire.bytesPerEval <= TARGET_BYTES_PER_EVAL))
     .map((c) => `${c.id} ${fmt.bytes(c.flagwire.bytesPerEval)}`);
@@ -99,22 +84,19 @@ export async function run({ log }) {
   };
 
   // ---- text
-  const timeRows = cases.map((c) => {
-    const cells = [c.label, fmt.ns(c.flagwire.nsPerEval), fmt.x(c.flagwire.ratioToBaseline)];
-    for (const p of PEERS.map((peer) => c[peer]))
-      cells.push(...(p.na ? ['n/a', ''] : [fmt.ns(p.nsPerEval), fmt.x(p.timesFlagwire, 1)]));
-    return cells;
-  });
+  const timeRows = cases.map((c) => [
+    c.label,
+    fmt.ns(c.flagwire.nsMedian),
+    fmt.x(c.flagwire.ratioMedian),
+    ...PEERS.flatMap((peer) => [fmt.ns(c[peer].nsMedian), fmt.x(c[peer].timesFlagwire, 1)]),
+  ]);
+  const gcNote = (x) => (x.garbage.gcs ? ' (GC ran!)' : '');
   const garbageRows = cases.map((c) => [
     c.label,
-    ...IMPLEMENTATIONS.map((impl) =>
-      c[impl].na ? 'n/a' : `${fmt.bytes(c[impl].bytesPerEval)}${c[impl].garbage.gcs ? ' (GC ran!)' : ''}`,
-    ),
+    ...IMPLEMENTATIONS.map((impl) => `${fmt.bytes(c[impl].bytesPerEval)}${gcNote(c[impl])}`),
   ]);
   const names = IMPLEMENTATIONS.map((impl) => `${got[impl].name} ${got[impl].version}`);
-  const nas = cases.flatMap((c) =>
-    PEERS.filter((p) => c[p].na).map((p) => `${c.id} (${got[p].name}): ${c[p].na}`),
-  );
+  const list = (what, items) => (items.length ? ` (${what}: ${items.join(', ')})` : '');
   const text = [
     table(
       `targeting: CPU per evaluation|${names[0]}|x plain rollout|${names[1]}|x Flagwire|${names[2]}|x Flagwire`,
@@ -123,22 +105,20 @@ export async function run({ log }) {
     table(['targeting: bytes allocated per evaluation', ...names], garbageRows),
     [
       `  10-clause rule within ${TARGET_RULE_10_RATIO}x of plain rollout: ${fmt.x(rule10)}: ${verdict(verdicts.rule10Within2x.met)}`,
-      `  ahead of every peer on every case: ${verdict(verdicts.aheadOfEveryPeer.met)}${behind.length ? ` (behind: ${behind.join(', ')})` : ''}`,
-      `  0 bytes allocated per evaluation: ${verdict(verdicts.zeroBytes.met)}${allocating.length ? ` (allocating: ${allocating.join(', ')})` : ''}`,
-      ...(nas.length ? [`  n/a: ${nas.join('; ')}`] : []),
+      `  ahead of every peer on every case: ${verdict(verdicts.aheadOfEveryPeer.met)}${list('behind', behind)}`,
+      `  0 bytes allocated per evaluation: ${verdict(verdicts.zeroBytes.met)}${list('allocating', allocating)}`,
     ].join('\n'),
   ].join('\n\n');
+  const implementations = Object.entries(got).map(([impl, { name, version, api, garbage }]) => {
+    return [impl, { name, version, api, controlBytes: garbage.controlBytes }];
+  });
+  const met = Object.values(verdicts).every((v) => v.met);
   const result = {
     settings: { ...s, sdk },
-    implementations: Object.fromEntries(
-      Object.entries(got).map(([impl, { name, version, api, garbage }]) => [
-        impl,
-        { name, version, api, controlBytes: garbage.controlBytes },
-      ]),
-    ),
+    implementations: Object.fromEntries(implementations),
     cases,
     verdicts,
-    met: Object.values(verdicts).every((v) => v.met),
+    met,
   };
   return { result, text };
 }

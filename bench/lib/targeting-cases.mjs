@@ -1,8 +1,8 @@
 /**
  * The `targeting` benchmark's users, cases and Flagwire's side (bench/README.md, "Targeting"); the
  * peers' translations are in `targeting-peers.mjs`. An implementation answers `{ name, version,
- * api, userOf(attributes), cases: { [id]: { run(users, start, n), answer(user), note? } | { na } }
- * }`: `run` evaluates `n` users from `start` (wrapping) and counts the case's usual answer;
+ * api, userOf(attributes), cases: { [id]: { run(users, start, n), answer(user), note? } } }`:
+ * `run` evaluates `n` users from `start` (wrapping) and counts the case's usual answer;
  * `answer` is one user's answer (`true`/`false`, or the variant's name). The loops are one
  * function per kind, shared by the cases, as in an application.
  */

@@ -84,7 +84,6 @@ function subject(evaluate, users) {
 
 const cases = CASES.map((c) => {
   const cs = impl.cases[c.id];
-  if (cs.na) return { id: c.id, label: c.label, na: cs.na };
   const checked = check(c, cs);
   return {
     id: c.id,
@@ -98,7 +97,6 @@ const base = {
   id: 'baseline',
   ...subject(baseline.cases.rollout.run, impl === baseline ? nativeUsers : attributes),
 };
-const measured = cases.filter((c) => !c.na);
 err(`  targeting ${mode} ${config.impl}: answers checked`);
 
 /** Evaluations in a pass of about `ms` (wall time), from passes of growing size. */
@@ -110,9 +108,9 @@ function passSize(c, ms) {
 }
 
 function warmUp(ms) {
-  for (const c of [base, ...measured]) c.n = passSize(c, ms);
-  for (let p = 0; p < config.warmupPasses; p++) for (const c of [base, ...measured]) pass(c.run, c.n);
-  for (const c of [base, ...measured]) c.n = passSize(c, ms);
+  for (const c of [base, ...cases]) c.n = passSize(c, ms);
+  for (let p = 0; p < config.warmupPasses; p++) for (const c of [base, ...cases]) pass(c.run, c.n);
+  for (const c of [base, ...cases]) c.n = passSize(c, ms);
 }
 
 function timing() {
@@ -120,18 +118,18 @@ function timing() {
   const t0 = performance.now();
   warmUp(passMs);
   err(`  targeting timing ${config.impl}: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const per = new Map(measured.map((c) => [c, pairedRounds()]));
+  const per = new Map(cases.map((c) => [c, pairedRounds()]));
   for (let r = 0; r < rounds; r++) {
-    const line = measured.map((_, k) => {
-      const c = measured[(k + r) % measured.length];
+    const line = cases.map((_, k) => {
+      const c = cases[(k + r) % cases.length];
       const { ns, baseNs } = per.get(c).round(c, base, passes, r);
       return `${c.id} ${ns.toFixed(0)}/${baseNs.toFixed(0)}`;
     });
     err(`  round ${r + 1}/${rounds} (CPU ns/eval, case/baseline): ${line.join(', ')}`);
   }
   return cases.map((c) => {
-    const { id, label, note, checked, na, n } = c;
-    return na ? { id, label, na } : { id, label, note, checked, evalsPerPass: n, ...per.get(c).summary() };
+    const { id, label, note, checked, n } = c;
+    return { id, label, note, checked, evalsPerPass: n, ...per.get(c).summary() };
   });
 }
 
@@ -141,10 +139,6 @@ async function garbage() {
   const meter = await garbageMeter(garbageSamples);
   const out = [];
   for (const c of [base, ...cases]) {
-    if (c.na) {
-      out.push({ id: c.id, na: c.na });
-      continue;
-    }
     // Probes size the passes: at most `maxEvals`, about `garbagePassMs`, and `budgetBytes` of
     // allocation (a quarter of the young generation) at the probes' rate; 16 evaluations, then
     // 1,024 unless those 16 allocated more than 64 KB (the control's jitter hides less in 1,024).
