@@ -18,7 +18,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snippets } from '../server/dashboard/ui/screens/connect-snippets.js';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { launchedChromium } from './helpers/browser.js';
-import { checkEveryMode, type DashboardPage, openDashboard } from './helpers/dashboard-page.js';
+import {
+  checkEveryMode,
+  type DashboardPage,
+  DESKTOP,
+  openDashboard,
+  PHONE,
+  screenshot,
+} from './helpers/dashboard-page.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -161,6 +168,10 @@ describe('the Connect screen', () => {
     expect(await checkEveryMode(page)).toEqual({});
     await page.keyboard.press('ArrowLeft');
     expect(await checkEveryMode(page)).toEqual({});
+    await screenshot(page, 'connect');
+    await page.setViewportSize(PHONE);
+    await screenshot(page, 'connect-390');
+    await page.setViewportSize(DESKTOP);
   });
 
   it('names the first flag of the environment, and the JavaScript snippet runs as pasted into an .mjs file', async () => {

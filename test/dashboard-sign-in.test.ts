@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchedChromium } from './helpers/browser.js';
-import { checkEveryMode, type DashboardPage, openDashboard } from './helpers/dashboard-page.js';
+import { checkEveryMode, type DashboardPage, openDashboard, screenshot } from './helpers/dashboard-page.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 
 const browser = launchedChromium();
@@ -42,6 +42,7 @@ describe('signing in with something that is not the admin token', () => {
     // The key never signed anyone in.
     expect(await d.page.getByRole('heading', { name: 'Projects' }).count()).toBe(0);
     expect(await checkEveryMode(d.page)).toEqual({});
+    await screenshot(d.page, 'sign-in-api-key');
   });
 
   it('says a webhook secret is a webhook secret', async () => {

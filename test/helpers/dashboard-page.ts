@@ -2,7 +2,11 @@
  * A dashboard page in headless Chromium for the screen-by-screen browser tests: signed in by the
  * printed URL (or not), its script errors and console errors collected, and axe-core run on the
  * screen as it is in light and dark mode at a desktop (1280x900) and a phone (390x844) size.
+ * Screenshots go to SCREENSHOT_DIR (default: a temp folder).
  */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { FlagwireServer } from '../../server/index.js';
 import { type AxeProblem, seriousViolations } from './axe.js';
@@ -65,4 +69,12 @@ export async function checkEveryMode(page: Page): Promise<Record<string, Array<A
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize(DESKTOP);
   return found;
+}
+
+const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'flagwire-screenshots');
+
+/** A full-page screenshot of the page as it is, as `name.png` in SCREENSHOT_DIR. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }

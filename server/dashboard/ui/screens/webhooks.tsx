@@ -1,7 +1,7 @@
 /** `#/env/P/E/webhooks`: the environment's webhooks, their deliveries and secrets. */
 import { useState } from 'preact/hooks';
 import { api, envApi, messageOf } from '../api.js';
-import { Behind, ErrorText, TableWrap } from '../components/bits.js';
+import { Behind, CellLabel, ErrorText, TableWrap } from '../components/bits.js';
 import { ConfirmDialog } from '../components/confirm.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { Switch } from '../components/switch.js';
@@ -18,7 +18,7 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
   const hooks = useResource(() => api<Webhook[]>(base), base);
   const [dialog, setDialog] = useState<Open>();
   const [secret, setSecret] = useState<{ title: string; value: string }>();
-  const [watching, setWatching] = useState<Webhook>();
+  const [watching, setWatching] = useState<{ hook: Webhook; focus: boolean }>();
   const [refresh, setRefresh] = useState(0);
   const [status, setStatus] = useState('');
   const [error, setError] = useState<string>();
@@ -45,12 +45,12 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
     run(async () => {
       await api(at(hook, 'test'), { method: 'POST' });
       setStatus('Test event queued');
-      setWatching(hook);
+      setWatching((w) => (w?.hook.id === hook.id ? w : { hook, focus: false }));
       setRefresh((n) => n + 1);
     });
 
   const list = hooks.data;
-  const shownWatching = watching && list?.find((h) => h.id === watching.id);
+  const shownWatching = watching && list?.find((h) => h.id === watching.hook.id);
   return (
     <>
       <h2>Webhooks</h2>
@@ -74,7 +74,7 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
         ) : list.length === 0 ? (
           <p class="empty">No webhooks yet</p>
         ) : (
-          <TableWrap label="Webhooks">
+          <TableWrap label="Webhooks" cards>
             <table>
               <thead>
                 <tr>
@@ -87,22 +87,32 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
               <tbody>
                 {list.map((hook) => (
                   <tr key={hook.id}>
-                    <td class="url">{hook.url}</td>
-                    <td>{hook.events.join(', ')}</td>
+                    <td class="url key">
+                      <bdi>{hook.url}</bdi>
+                    </td>
                     <td>
+                      <CellLabel text="Events" />
+                      {hook.events.join(', ')}
+                    </td>
+                    <td>
+                      <CellLabel text="Active" />
                       <Switch
                         label={`Active: ${hook.url}`}
                         checked={hook.active}
                         onChange={(on) => setActive(hook, on)}
                       />
                     </td>
-                    <td class="buttons">
+                    <td class="buttons row-actions">
                       <Act
                         label="Edit events"
                         url={hook.url}
                         onClick={() => setDialog({ kind: 'events', hook })}
                       />
-                      <Act label="Deliveries" url={hook.url} onClick={() => setWatching(hook)} />
+                      <Act
+                        label="Deliveries"
+                        url={hook.url}
+                        onClick={() => setWatching({ hook, focus: true })}
+                      />
                       <Act label="Send test" url={hook.url} onClick={() => sendTest(hook)} />
                       <Act
                         label="Rotate secret"
@@ -130,6 +140,7 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
             env={env}
             hook={shownWatching}
             refresh={refresh}
+            focus={watching.focus}
             onClose={() => setWatching(undefined)}
           />
         )}
