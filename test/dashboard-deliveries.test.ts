@@ -174,6 +174,9 @@ describe('the deliveries log', () => {
     // On a phone: each delivery a card, its actions in view, nothing wider than the screen.
     await page.setViewportSize(PHONE);
     await screenshot(page, 'deliveries-390');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(page, 'deliveries-390-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     const redeliver = deliveries()
       .first()
       .getByRole('button', { name: /^Redeliver / });
