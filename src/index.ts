@@ -5,6 +5,7 @@
 export { createClient } from './client/create-client.js';
 export type { ClientLogger, ClientOptions } from './client/options.js';
 export type {
+  BooleanFlagKey,
   ClientEventName,
   ClientEvents,
   ClientListener,
@@ -15,8 +16,21 @@ export type {
   EvaluationReason,
   FlagChange,
   FlagDetail,
+  FlagKey,
+  FlagKindOf,
+  FlagValue,
   FlagwireClient,
+  FlagwireFlags,
+  IfTypedFlags,
+  JsonFlag,
+  JsonFlagKey,
+  NumberFlagKey,
   ReadyOptions,
+  StringFlagKey,
+  TypedGetDetail,
+  TypedGetJson,
+  UntypedGetDetail,
+  UntypedGetJson,
   User,
 } from './client/types.js';
 export { bucketOf, isInRollout } from './core/bucketing.js';
@@ -64,11 +78,13 @@ export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
 export { FlagwireError, isFlagwireError } from './errors.js';
 export type {
   CreateSegmentInput,
+  DeliveryFilter,
   ManagementClient,
   ManagementClientOptions,
   RotatedWebhook,
   SegmentRecord,
   UpdateSegmentInput,
+  WebhookDeliveryAttempt,
   WebhookDeliveryRecord,
 } from './management/create-management-client.js';
 export { createManagementClient } from './management/create-management-client.js';

@@ -100,6 +100,19 @@ describe('webhooks', () => {
       await receiver.next();
       await expect.poll(async () => (await m.webhooks.deliveries(hook.id))[0]?.status).toBe('succeeded');
       const [delivery] = await m.webhooks.deliveries(hook.id);
+      expect(delivery).toMatchObject({ type: 'webhook.test', flag: 'flagwire-test', segment: null });
+      expect(delivery!.attemptLog).toEqual([
+        expect.objectContaining({
+          attempt: 1,
+          statusCode: 200,
+          error: null,
+          request: expect.stringContaining(delivery!.eventId),
+        }),
+      ]);
+      expect(await m.webhooks.deliveries(hook.id, { status: 'failed' })).toEqual([]);
+      expect(await m.webhooks.deliveries(hook.id, { status: 'succeeded' })).toHaveLength(1);
+      expect(await m.webhooks.deliveries(hook.id, { flag: 'no-such-flag' })).toEqual([]);
+      expect(await m.webhooks.deliveries(hook.id, { flag: 'flagwire-test' })).toHaveLength(1);
       expect(await m.webhooks.redeliver(hook.id, delivery!.id)).toMatchObject({ eventId: delivery!.eventId });
       const rotated = await m.webhooks.rotateSecret(hook.id);
       expect(rotated.secret).not.toBe(hook.secret);

@@ -63,6 +63,10 @@ export interface WebhookDeliveryRecord {
   id: string;
   eventId: string;
   type: string;
+  /** The flag the event is about, else `null`. */
+  flag: string | null;
+  /** The segment the event is about, else `null`. */
+  segment: string | null;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: number;
   lastStatusCode: number | null;
@@ -70,6 +74,29 @@ export interface WebhookDeliveryRecord {
   nextAttemptAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Its attempts, the newest 20. */
+  attemptLog: WebhookDeliveryAttempt[];
+}
+
+/** One attempt of a delivery (`docs/protocol.md` §8.3). */
+export interface WebhookDeliveryAttempt {
+  attempt: number;
+  /** When it was sent (ISO 8601; the body's `delivery.sentAt`). */
+  sentAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** The first KiB of the answer's body (UTF-8, cut on a character). */
+  response: string | null;
+  /** The exact body sent. */
+  request: string;
+}
+
+/** Which deliveries `webhooks.deliveries` lists. */
+export interface DeliveryFilter {
+  status?: 'pending' | 'succeeded' | 'failed';
+  /** The flag key the event is about. */
+  flag?: string;
 }
 
 /** The answer to a secret rotation: the webhook, the new secret (shown once) and when the old one stops signing. */
@@ -100,7 +127,8 @@ export interface ManagementClient {
     create(body: CreateWebhookInput, options?: CallOptions): Promise<CreatedWebhook>;
     update(id: string, patch: UpdateWebhookInput, options?: CallOptions): Promise<Webhook>;
     delete(id: string, options?: CallOptions): Promise<void>;
-    deliveries(id: string, options?: CallOptions): Promise<WebhookDeliveryRecord[]>;
+    /** The webhook's deliveries, newest first; only those of `status` or about `flag` when given. */
+    deliveries(id: string, options?: CallOptions & DeliveryFilter): Promise<WebhookDeliveryRecord[]>;
     redeliver(id: string, deliveryId: string, options?: CallOptions): Promise<WebhookDeliveryRecord>;
     test(id: string, options?: CallOptions): Promise<WebhookDeliveryRecord>;
     rotateSecret(id: string, options?: CallOptions): Promise<RotatedWebhook>;
@@ -143,7 +171,12 @@ export function createManagementClient(options: ManagementClientOptions): Manage
       create: (body, o) => send('POST', '/webhooks', body, o),
       update: (id, patch, o) => send('PATCH', `/webhooks/${segment(id)}`, patch, o),
       delete: (id, o) => send('DELETE', `/webhooks/${segment(id)}`, undefined, o),
-      deliveries: (id, o) => get(`/webhooks/${segment(id)}/deliveries`, o),
+      deliveries: (id, o = {}) => {
+        const query = new URLSearchParams();
+        if (o.status !== undefined) query.set('status', o.status);
+        if (o.flag !== undefined) query.set('flag', o.flag);
+        return get(`/webhooks/${segment(id)}/deliveries${query.size ? `?${query}` : ''}`, o);
+      },
       redeliver: (id, deliveryId, o) =>
         send('POST', `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/redeliver`, undefined, o),
       test: (id, o) => send('POST', `/webhooks/${segment(id)}/test`, undefined, o),
