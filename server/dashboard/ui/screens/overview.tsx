@@ -1,5 +1,8 @@
-/** `#/`: every project with its environments, live stream counts, and forms to add more. */
-import { useId, useState } from 'preact/hooks';
+/**
+ * `#/`: every project with its environments, live stream counts, and forms to add more; rename,
+ * delete (`./lifecycle.tsx`) and "Copy flags to…" (`./copy-flags.tsx`) for each.
+ */
+import { useEffect, useId, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { ErrorText, TableWrap } from '../components/bits.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
@@ -9,35 +12,125 @@ import { useResource } from '../resource.js';
 import { envHref, navigate } from '../route.js';
 import type { EnvView, Overview, ProjectView } from '../types.js';
 import { useAction } from '../use-action.js';
+import { CopyFlagsDialog } from './copy-flags.js';
+import { changedOverview, DeleteDialog, RenameDialog, type Subject } from './lifecycle.js';
+
+/** A dialog the overview has open: a rename, a deletion, or a copy of flags. */
+type Open = { dialog: 'rename' | 'delete'; subject: Subject } | { dialog: 'copy'; from: EnvView } | undefined;
+
+const envName = (env: EnvView) => `${env.project}/${env.key}`;
 
 export function OverviewScreen() {
   const overview = useResource(() => api<Overview>('/admin/api/overview'), 'overview');
   useStructureChanges(overview.reload);
   useEnvChanges(null, overview.reload);
   const projects = overview.data?.projects;
+  const [open, setOpen] = useState<Open>();
+  const close = () => setOpen(undefined);
+  const done = () => {
+    setOpen(undefined);
+    overview.reload();
+  };
+  // Where focus goes once a rename or deletion is shown: the renamed thing's Rename button, or
+  // the heading (what had it is gone; the dialog's own return of focus runs before that).
+  const [focusAfter, setFocusAfter] = useState<{ label: string | undefined }>();
+  useEffect(() => {
+    if (!focusAfter) return;
+    const button =
+      focusAfter.label &&
+      document.querySelector<HTMLElement>(`[aria-label="${CSS.escape(focusAfter.label)}"]`);
+    const target = button || document.querySelector<HTMLElement>('main h2');
+    if (target && !button) target.tabIndex = -1;
+    target?.focus();
+  }, [focusAfter]);
+  /** A rename (`key`) or deletion is shown at once, and the dialog closes onto it. */
+  const changed = (subject: Subject, key?: string) => {
+    overview.mutate((data) => changedOverview(data, subject, key));
+    const renamed =
+      key === undefined
+        ? undefined
+        : subject.kind === 'project'
+          ? `Rename project ${key}`
+          : `Rename environment ${subject.project.key}/${key}`;
+    setFocusAfter({ label: renamed });
+    done();
+  };
+  const all = (projects ?? []).flatMap((p) => p.environments);
   return (
     <>
       <h2>Projects</h2>
       <ErrorText message={overview.error} />
       {!projects
         ? !overview.error && <p>Loading…</p>
-        : projects.map((p) => <Project key={p.key} project={p} onCreated={overview.reload} />)}
+        : projects.map((p) => (
+            <Project key={p.key} project={p} onCreated={overview.reload} onOpen={setOpen} />
+          ))}
       {projects && (
         <NewKeyForm kind="project" taken={projects.map((p) => p.key)} onCreated={overview.reload} />
+      )}
+      {open?.dialog === 'rename' && (
+        <RenameDialog
+          subject={open.subject}
+          taken={
+            open.subject.kind === 'project'
+              ? (projects ?? []).map((p) => p.key)
+              : open.subject.project.environments.map((e) => e.key)
+          }
+          onClose={close}
+          onDone={(key) => changed(open.subject, key)}
+        />
+      )}
+      {open?.dialog === 'delete' && (
+        <DeleteDialog subject={open.subject} onClose={close} onDone={() => changed(open.subject)} />
+      )}
+      {open?.dialog === 'copy' && (
+        <CopyFlagsDialog
+          from={open.from}
+          targets={all.filter((e) => envName(e) !== envName(open.from))}
+          onClose={done}
+        />
       )}
     </>
   );
 }
 
-function Project({ project, onCreated }: { project: ProjectView; onCreated: () => void }) {
+interface ProjectProps {
+  project: ProjectView;
+  onCreated: () => void;
+  onOpen: (open: Open) => void;
+}
+
+function Project({ project, onCreated, onOpen }: ProjectProps) {
   const id = useId();
   const counts = useStreamCounts();
-  const live = (env: EnvView) => counts[`${env.project}/${env.key}`] ?? env.streams;
+  const live = (env: EnvView) => counts[envName(env)] ?? env.streams;
+  // What the config file or the default set-up names is the server's: not renamed or deleted here.
+  const ours = project.source === 'dashboard';
   return (
     <section class="panel" aria-labelledby={id}>
       <div class="project-head start">
         <h3 id={id}>{project.key}</h3>
         <span class="badge">{sourceText(project.source)}</span>
+        {ours && (
+          <span class="lifecycle-actions">
+            <button
+              type="button"
+              class="small"
+              aria-label={`Rename project ${project.key}`}
+              onClick={() => onOpen({ dialog: 'rename', subject: { kind: 'project', project } })}
+            >
+              Rename
+            </button>
+            <button
+              type="button"
+              class="small danger"
+              aria-label={`Delete project ${project.key}`}
+              onClick={() => onOpen({ dialog: 'delete', subject: { kind: 'project', project } })}
+            >
+              Delete
+            </button>
+          </span>
+        )}
       </div>
       {project.environments.length === 0 ? (
         <p>No environments yet.</p>
@@ -51,6 +144,7 @@ function Project({ project, onCreated }: { project: ProjectView; onCreated: () =
                 <th scope="col">Flags</th>
                 <th scope="col">Live streams</th>
                 <th scope="col">Revision</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -63,6 +157,40 @@ function Project({ project, onCreated }: { project: ProjectView; onCreated: () =
                   <td class="num">{env.flags}</td>
                   <td class="num">{live(env)}</td>
                   <td class="num">{env.revision}</td>
+                  <td class="nowrap">
+                    <button
+                      type="button"
+                      class="small"
+                      aria-label={`Copy flags from ${envName(env)}`}
+                      onClick={() => onOpen({ dialog: 'copy', from: env })}
+                    >
+                      Copy flags…
+                    </button>
+                    {env.source === 'dashboard' && (
+                      <>
+                        <button
+                          type="button"
+                          class="small"
+                          aria-label={`Rename environment ${envName(env)}`}
+                          onClick={() =>
+                            onOpen({ dialog: 'rename', subject: { kind: 'environment', project, env } })
+                          }
+                        >
+                          Rename
+                        </button>
+                        <button
+                          type="button"
+                          class="small danger"
+                          aria-label={`Delete environment ${envName(env)}`}
+                          onClick={() =>
+                            onOpen({ dialog: 'delete', subject: { kind: 'environment', project, env } })
+                          }
+                        >
+                          Delete
+                        </button>
+                      </>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
