@@ -5,6 +5,15 @@
 import type { JsonValue } from '../core/targeting/types.js';
 import type { EvaluationDetail, FlagDetail, SdkFlag, User } from '../core/types.js';
 import type { FlagwireError } from '../errors.js';
+import type {
+  BooleanFlagKey,
+  FlagKey,
+  FlagValue,
+  IfTypedFlags,
+  JsonFlagKey,
+  NumberFlagKey,
+  StringFlagKey,
+} from './typed-flags.js';
 
 export type {
   EvaluationDetail,
@@ -13,6 +22,18 @@ export type {
   FlagDetail,
   User,
 } from '../core/types.js';
+export type {
+  BooleanFlagKey,
+  FlagKey,
+  FlagKindOf,
+  FlagValue,
+  FlagwireFlags,
+  IfTypedFlags,
+  JsonFlag,
+  JsonFlagKey,
+  NumberFlagKey,
+  StringFlagKey,
+} from './typed-flags.js';
 
 /**
  * One applied change of one flag. `before`/`after` are absent for a created/deleted flag. A flag
@@ -72,7 +93,8 @@ export interface ClientEvents {
   error: (error: FlagwireError) => void;
 }
 
-export type ClientEventName = keyof ClientEvents | `change:${string}`;
+/** An event name of `client.on(...)`: `change:<flagKey>` names a key of `FlagwireFlags` once it is augmented. */
+export type ClientEventName = keyof ClientEvents | `change:${FlagKey}`;
 
 export type ClientListener<E extends ClientEventName> = E extends keyof ClientEvents
   ? ClientEvents[E]
@@ -98,31 +120,39 @@ export interface FlagwireClient {
    * Whether `flagKey` is on for `user`, decided locally. Never throws: an unknown flag, a
    * client that is not ready, or anything unexpected gives `defaultValue` (default `false`).
    */
-  isEnabled(flagKey: string, user?: User, defaultValue?: boolean): boolean;
+  isEnabled(flagKey: BooleanFlagKey, user?: User, defaultValue?: boolean): boolean;
   /** `isEnabled` with the reason and the bucket. Never throws. */
-  isEnabledDetail(flagKey: string, user?: User, defaultValue?: boolean): EvaluationDetail;
+  isEnabledDetail(flagKey: BooleanFlagKey, user?: User, defaultValue?: boolean): EvaluationDetail;
   /**
    * The value a `string` flag serves `user`, decided locally. Never throws: an unknown flag, a
    * flag of another type, a client that is not ready, or anything unexpected gives `defaultValue`.
+   * With `FlagwireFlags` augmented, the flag's own values (and so `defaultValue` one of them).
    */
-  getString(flagKey: string, user: User | undefined, defaultValue: string): string;
+  getString<K extends StringFlagKey>(
+    flagKey: K,
+    user: User | undefined,
+    defaultValue: FlagValue<K, string>,
+  ): FlagValue<K, string>;
   /** `getString` for a `number` flag. */
-  getNumber(flagKey: string, user: User | undefined, defaultValue: number): number;
+  getNumber<K extends NumberFlagKey>(
+    flagKey: K,
+    user: User | undefined,
+    defaultValue: FlagValue<K, number>,
+  ): FlagValue<K, number>;
   /**
-   * `getString` for a `json` flag. The value is the flag's own, frozen (not a copy): `T` is what
-   * you expect it to hold, not checked.
+   * `getString` for a `json` flag. The value is the flag's own, frozen (not a copy). While
+   * `FlagwireFlags` is empty, `T` is what you expect it to hold, not checked; once augmented, the
+   * flag's declared shape.
    */
-  getJson<T extends JsonValue = JsonValue>(flagKey: string, user: User | undefined, defaultValue: T): T;
+  getJson: IfTypedFlags<TypedGetJson, UntypedGetJson>;
   /**
    * The value with why: the variant, the reason, the rule or prerequisite that decided. The
    * flag's type must fit `defaultValue` (a boolean: `boolean` and `rollout` flags; a string or a
    * number: flags of that type; an object, array or `null`: `json` flags); otherwise
-   * `reason: 'ERROR'`, `errorCode: 'TYPE_MISMATCH'`. Never throws.
+   * `reason: 'ERROR'`, `errorCode: 'TYPE_MISMATCH'`. Never throws. Once `FlagwireFlags` is
+   * augmented, any of its keys, with a default and an answer of that flag's type.
    */
-  getDetail(flagKey: string, user: User | undefined, defaultValue: boolean): FlagDetail<boolean>;
-  getDetail(flagKey: string, user: User | undefined, defaultValue: string): FlagDetail<string>;
-  getDetail(flagKey: string, user: User | undefined, defaultValue: number): FlagDetail<number>;
-  getDetail<T extends JsonValue>(flagKey: string, user: User | undefined, defaultValue: T): FlagDetail<T>;
+  getDetail: IfTypedFlags<TypedGetDetail, UntypedGetDetail>;
   /** A copy of every flag the client holds, by key. */
   allFlags(): Record<string, SdkFlag>;
   /** Subscribes; returns a function that unsubscribes. A throwing listener never stops the others. */
@@ -136,3 +166,32 @@ export interface FlagwireClient {
   /** Stops all network activity and timers. Idempotent; evaluation keeps answering from the last flags. */
   close(): Promise<void>;
 }
+
+/** `getJson` while `FlagwireFlags` is empty: any key, `T` taken on trust. */
+export type UntypedGetJson = <T extends JsonValue = JsonValue>(
+  flagKey: string,
+  user: User | undefined,
+  defaultValue: T,
+) => T;
+
+/** `getJson` once `FlagwireFlags` is augmented: a `json` flag's key, and its declared shape. */
+export type TypedGetJson = <K extends JsonFlagKey>(
+  flagKey: K,
+  user: User | undefined,
+  defaultValue: FlagValue<K>,
+) => FlagValue<K>;
+
+/** `getDetail` while `FlagwireFlags` is empty: any key, the type the default asks for. */
+export interface UntypedGetDetail {
+  (flagKey: string, user: User | undefined, defaultValue: boolean): FlagDetail<boolean>;
+  (flagKey: string, user: User | undefined, defaultValue: string): FlagDetail<string>;
+  (flagKey: string, user: User | undefined, defaultValue: number): FlagDetail<number>;
+  <T extends JsonValue>(flagKey: string, user: User | undefined, defaultValue: T): FlagDetail<T>;
+}
+
+/** `getDetail` once `FlagwireFlags` is augmented: any of its keys, in that flag's type. */
+export type TypedGetDetail = <K extends FlagKey>(
+  flagKey: K,
+  user: User | undefined,
+  defaultValue: FlagValue<K>,
+) => FlagDetail<FlagValue<K>>;

@@ -3,7 +3,9 @@
  * client. Every type resolves through the client's `getDetail`, decided locally, with the
  * context's `targetingKey` as the user key and its other attributes as attributes; Flagwire
  * reasons map onto OpenFeature's (`docs/protocol.md` §12.7); a flag of another type resolves to
- * the default with `TYPE_MISMATCH`. Client events become provider events.
+ * the default with `TYPE_MISMATCH`. Client events become provider events. With `FlagwireFlags`
+ * augmented, each `resolve...Evaluation` takes only the keys of flags of its type; OpenFeature's own
+ * client takes any string (typed accessors for it: the OpenFeature CLI, `docs/protocol.md` §11.5).
  */
 import {
   type EvaluationContext,
@@ -13,7 +15,14 @@ import {
   type ProviderEvents,
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
-import type { EvaluationDetail, FlagwireClient } from '../client/types.js';
+import type {
+  BooleanFlagKey,
+  EvaluationDetail,
+  FlagwireClient,
+  JsonFlagKey,
+  NumberFlagKey,
+  StringFlagKey,
+} from '../client/types.js';
 import { ProviderClient, type ProviderClientOptions, resolutionOf, resolve } from './follow.js';
 
 /** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
@@ -47,7 +56,7 @@ export class FlagwireProvider implements Provider {
   }
 
   async resolveBooleanEvaluation(
-    flagKey: string,
+    flagKey: BooleanFlagKey,
     defaultValue: boolean,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<boolean>> {
@@ -55,7 +64,7 @@ export class FlagwireProvider implements Provider {
   }
 
   async resolveStringEvaluation(
-    flagKey: string,
+    flagKey: StringFlagKey,
     defaultValue: string,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<string>> {
@@ -63,7 +72,7 @@ export class FlagwireProvider implements Provider {
   }
 
   async resolveNumberEvaluation(
-    flagKey: string,
+    flagKey: NumberFlagKey,
     defaultValue: number,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<number>> {
@@ -71,7 +80,7 @@ export class FlagwireProvider implements Provider {
   }
 
   async resolveObjectEvaluation<T extends JsonValue>(
-    flagKey: string,
+    flagKey: JsonFlagKey,
     defaultValue: T,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<T>> {

@@ -5,15 +5,35 @@
  * Synchronous; no network.
  */
 import { clientParts } from '../client/create-client.js';
-import type { FlagwireClient } from '../client/types.js';
+import type { FlagKey, FlagKindOf, FlagwireClient, IfTypedFlags } from '../client/types.js';
 import { sdkFlag } from '../core/sdk-flag.js';
 import { withPrograms } from '../core/targeting/programs.js';
 import type { Segment } from '../core/targeting/types.js';
-import type { Flag } from '../core/types.js';
+import type { BooleanFlag, Flag, RolloutFlag, ValueFlag } from '../core/types.js';
+
+/** The flag types that serve each kind of value. */
+interface FlagOfKind {
+  boolean: BooleanFlag | RolloutFlag;
+  string: ValueFlag & { type: 'string' };
+  number: ValueFlag & { type: 'number' };
+  json: ValueFlag & { type: 'json' };
+}
+
+/**
+ * A flag a test client takes: any `Flag` while `FlagwireFlags` is empty; once it is augmented, a
+ * flag of one of its keys, of a type that serves that key's kind of value.
+ */
+export type TestFlag = IfTypedFlags<
+  { [K in FlagKey]: FlagOfKind[FlagKindOf<K>] & { key: K } }[FlagKey],
+  Flag
+>;
 
 export interface TestClientOptions {
-  /** The flags to start with, in the management representation (`GET /flags`), of any type. */
-  flags?: readonly Flag[];
+  /**
+   * The flags to start with, in the management representation (`GET /flags`), of any type (once
+   * `FlagwireFlags` is augmented, of its keys only).
+   */
+  flags?: readonly TestFlag[];
   /** The segments their rules name, in the management representation (`GET /segments`). */
   segments?: readonly Segment[];
 }
@@ -21,9 +41,9 @@ export interface TestClientOptions {
 /** A `FlagwireClient` in memory, plus ways to change its flags and segments from a test. */
 export interface TestClient extends FlagwireClient {
   /** Creates or replaces a flag; emits `change` (and `change:<key>`) like a live update. */
-  set(flag: Flag): void;
+  set(flag: TestFlag): void;
   /** Removes a flag; emits `change` with `after: undefined`. An unknown key is ignored. */
-  remove(key: string): void;
+  remove(key: FlagKey): void;
   /** Creates or replaces a segment; emits `change` for every flag that names it. */
   setSegment(segment: Segment): void;
   /** Removes a segment; emits `change` for every flag that names it. An unknown key is ignored. */

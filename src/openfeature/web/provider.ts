@@ -12,7 +12,13 @@ import {
   type Provider,
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
-import type { FlagwireClient } from '../../client/types.js';
+import type {
+  BooleanFlagKey,
+  FlagwireClient,
+  JsonFlagKey,
+  NumberFlagKey,
+  StringFlagKey,
+} from '../../client/types.js';
 import { ProviderClient, type ProviderClientOptions, resolve } from '../follow.js';
 
 /** Options of a provider that creates its own client (`readyTimeoutMs`: 10000 by default). */
@@ -46,7 +52,7 @@ export class FlagwireWebProvider implements Provider {
   }
 
   resolveBooleanEvaluation(
-    flagKey: string,
+    flagKey: BooleanFlagKey,
     defaultValue: boolean,
     context: EvaluationContext,
   ): ResolutionDetails<boolean> {
@@ -54,7 +60,7 @@ export class FlagwireWebProvider implements Provider {
   }
 
   resolveStringEvaluation(
-    flagKey: string,
+    flagKey: StringFlagKey,
     defaultValue: string,
     context: EvaluationContext,
   ): ResolutionDetails<string> {
@@ -62,7 +68,7 @@ export class FlagwireWebProvider implements Provider {
   }
 
   resolveNumberEvaluation(
-    flagKey: string,
+    flagKey: NumberFlagKey,
     defaultValue: number,
     context: EvaluationContext,
   ): ResolutionDetails<number> {
@@ -70,7 +76,7 @@ export class FlagwireWebProvider implements Provider {
   }
 
   resolveObjectEvaluation<T extends JsonValue>(
-    flagKey: string,
+    flagKey: JsonFlagKey,
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
