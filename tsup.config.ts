@@ -9,7 +9,8 @@ import { defineConfig } from 'tsup';
  *   where webhook verification uses `node:crypto` instead of the pure-JS HMAC and a client with
  *   `holdProcess: false` fetches over unref'd `node:http` connections; it shares the
  *   declarations of the first build (same exports);
- * - the `flagwire-server` bin, ESM only, with a shebang.
+ * - the `flagwire-server` bin, ESM only, with a shebang;
+ * - the `flagwire` bin (`flagwire types`, from `typegen/`), ESM only, with a shebang.
  */
 export default defineConfig([
   {
@@ -55,6 +56,15 @@ export default defineConfig([
     format: ['esm'],
     dts: false,
     sourcemap: true,
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    entry: { flagwire: 'typegen/cli.ts' },
+    format: ['esm'],
+    dts: false,
+    sourcemap: true,
+    platform: 'node',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
