@@ -4,7 +4,8 @@
  * `POST /ofrep/v1/evaluate/flags` (bulk, with ETag and `eventStreams`) and the change stream
  * `GET /ofrep/v1/events?token=...`. Authenticated by the environment's API key, as
  * `Authorization: Bearer` or `X-API-Key`; read-only keys suffice. Errors are OFREP's bodies
- * `{key?, errorCode, errorDetails}`, and 401 has no body, as the protocol describes.
+ * `{key?, errorCode, errorDetails}`, and 401 has no body, as the protocol describes. Paths that
+ * are not OFREP's go to the OpenFeature CLI's manifest (`./manifest.ts`, §11.5), then elsewhere.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
@@ -25,6 +26,7 @@ import {
   OfrepError,
   parseContext,
 } from './evaluate.js';
+import { createManifestHandler } from './manifest.js';
 import { type OfrepStreams, tokenWindow } from './stream.js';
 
 const CORS: Record<string, string> = {
@@ -141,9 +143,11 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     return send(res, 200, body, { etag, 'cache-control': 'no-cache' });
   }
 
+  // The OpenFeature CLI's manifest (§11.5) is OpenFeature's too: answered by this front.
+  const manifest = createManifestHandler({ logger, keys, flags });
   return (req: IncomingMessage, res: ServerResponse, path: string, query: string): Promise<void> | false => {
     const match = OFREP_PATH.exec(path);
-    if (!match) return false;
+    if (!match) return manifest(req, res, path);
     const route = match[1]!.startsWith('events') ? 'events' : 'evaluate';
     const key = match[2] === undefined ? undefined : decodeSegment(match[2]);
     return handle(req, res, route, key, query).catch((error: unknown) => {

@@ -48,7 +48,7 @@ export const PRODUCTION_FLAGS: CreateFlagInput[] = [
       plain: { title: 'Hello', 'link-ids': [1, 2], links: ['a', 'b'] },
       none: null,
     },
-    offVariant: 'none',
+    offVariant: 'sale',
   },
   { key: 'levels', type: 'json', variants: { low: 'low', high: 'high' }, offVariant: 'low' },
 ];

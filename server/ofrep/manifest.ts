@@ -1,0 +1,117 @@
+/**
+ * The flag manifest the OpenFeature CLI pulls (`openfeature pull`): `GET /openfeature/v0/manifest`
+ * as open-feature/cli's `api/v0/sync.yaml` describes it (`docs/protocol.md` §11.5), so its
+ * `generate` commands write typed accessors for Flagwire flags with no Flagwire code. Read-only:
+ * the sync API's write paths answer 405. Authenticated by the environment's API key as
+ * `Authorization: Bearer` (full or read-only). Errors are the sync API's body
+ * `{"error": {"message", "status"}}`, which the CLI reads and prints.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JsonValue } from '../../src/core/targeting/types.js';
+import type { Flag } from '../../src/core/types.js';
+import { CORS_HEADERS } from '../cors.js';
+import type { Logger } from '../logger.js';
+import type { KeyRing } from '../state/key-ring.js';
+import type { FlagService } from '../state/service.js';
+import { StorageUnavailableError } from '../store/errors.js';
+
+/** A flag as the sync API's `ManifestFlag` describes it. */
+export interface ManifestFlag {
+  key: string;
+  /** `boolean`, `string`, `integer`, `object`, or `float` for a number flag with a non-integer value. */
+  type: 'boolean' | 'string' | 'integer' | 'float' | 'object';
+  description: string | null;
+  defaultValue: JsonValue;
+}
+
+/** `/openfeature/v0/manifest`, and the sync API's write paths under it (`flags`, `flags/:key`). */
+const MANIFEST_PATH = /^\/+openfeature\/v0\/manifest(\/flags(?:\/[^/]+)?)?\/?$/;
+
+const ALLOW = 'GET, HEAD, OPTIONS';
+
+const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * One flag in the manifest. The default value is what the flag serves when it is off: `false`
+ * for `boolean` and `rollout` flags, the off variant's value for `string` and `number` flags, and
+ * for `json` flags the off variant's value when it is an object, else `{}` (the sync API's
+ * default of an `object` flag is an object, and the CLI refuses a missing one).
+ */
+export function manifestFlagOf(flag: Flag): ManifestFlag {
+  const { key, description } = flag;
+  if (flag.type === 'boolean' || flag.type === 'rollout')
+    return { key, type: 'boolean', description, defaultValue: false };
+  const off = flag.variants[flag.offVariant];
+  if (flag.type === 'string') return { key, type: 'string', description, defaultValue: off ?? '' };
+  if (flag.type === 'number') {
+    const integers = Object.values(flag.variants).every((value) => Number.isInteger(value));
+    return { key, type: integers ? 'integer' : 'float', description, defaultValue: off ?? 0 };
+  }
+  return { key, type: 'object', description, defaultValue: isObject(off) ? off : {} };
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  const head: Record<string, string> = { ...CORS_HEADERS, 'cache-control': 'no-store', ...headers };
+  if (bytes) head['content-type'] = 'application/json';
+  head['content-length'] = String(bytes?.length ?? 0);
+  res.writeHead(status, head).end(bytes);
+}
+
+/** The sync API's `ErrorResponse`. */
+function fail(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
+  send(res, status, { error: { message, status } }, headers);
+}
+
+export interface ManifestDeps {
+  logger: Logger;
+  keys: KeyRing;
+  flags: FlagService;
+}
+
+/** Answers the manifest's paths; `false` for any other path. */
+export function createManifestHandler({ logger, keys, flags }: ManifestDeps) {
+  async function handle(req: IncomingMessage, res: ServerResponse, write: boolean): Promise<void> {
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') {
+      return send(res, 204, undefined, {
+        allow: ALLOW,
+        'access-control-allow-methods': ALLOW,
+        'access-control-allow-headers': 'Authorization, Accept',
+        'access-control-max-age': '86400',
+      });
+    }
+    const grant = keys.authenticateOn(req.socket, req.headers.authorization);
+    if (!grant)
+      return fail(res, 401, 'an API key of the environment is required: Authorization: Bearer <key>');
+    if (write || (method !== 'GET' && method !== 'HEAD')) {
+      const message = write
+        ? "Flagwire's manifest is read-only: change flags with the management API or the dashboard"
+        : `${method} is not allowed; allowed: ${ALLOW}`;
+      return fail(res, 405, message, { allow: ALLOW });
+    }
+    if (grant.access === 'client')
+      return fail(res, 403, 'a client key evaluates flags through OFREP only; use a read-only key');
+    // A settled read, as GET /flags (§7.3); Node sends no body to a HEAD request.
+    const manifest = { flags: (await flags.listFlags(grant.env)).map(manifestFlagOf) };
+    send(res, 200, manifest, { 'x-manifest-capabilities': 'read' });
+  }
+
+  return (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | false => {
+    const match = MANIFEST_PATH.exec(path);
+    if (!match) return false;
+    return handle(req, res, match[1] !== undefined).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof StorageUnavailableError)
+        return fail(res, 503, error.message, { 'retry-after': '1' });
+      logger.error(`internal error on ${req.method} ${path}: ${(error as Error)?.stack ?? error}`);
+      fail(res, 500, 'internal server error');
+    });
+  };
+}
