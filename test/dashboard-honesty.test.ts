@@ -11,6 +11,7 @@ import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { launchedChromium } from './helpers/browser.js';
+import { checkEveryMode } from './helpers/dashboard-page.js';
 import { startFront, type TestFront } from './helpers/front.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -22,6 +23,13 @@ let front: TestFront;
 let context: BrowserContext;
 let page: Page;
 const pageErrors: string[] = [];
+const a11y: Record<string, unknown> = {};
+
+/** axe in light and dark mode at 1280 and 390 px, on the screen as it is now. */
+async function checkA11y(name: string): Promise<void> {
+  const found = await checkEveryMode(page);
+  if (Object.keys(found).length > 0) a11y[name] = found;
+}
 
 const staging = (path: string) => `/environments/acme/staging${path}`;
 const flagsHref = (env: string) => `${front.url}/#/env/acme/${env}/flags`;
@@ -95,6 +103,7 @@ describe('changes the server never took', () => {
   it('says the live connection is lost while it is, and clears that and the errors it caused when it is back', async () => {
     await banner().waitFor();
     expect(await inView(banner())).toBe(true);
+    await checkA11y('flags, connection lost, a toggle not saved');
     await front.up();
     await banner().waitFor({ state: 'hidden' });
     await expect.poll(() => page.getByRole('alert').count()).toBe(0);
@@ -122,6 +131,7 @@ describe('changes the server never took', () => {
     expect(await slider.inputValue()).toBe('40');
     expect(await inView(alert)).toBe(true);
     expect(await describedBy(number)).toContain((await alert.textContent())!.trim());
+    await checkA11y('flags, a rollout not saved');
     front.refuse(false);
     expect((await serverFlag('zz-ramp')).percentage).toBe(40);
     await banner().waitFor({ state: 'hidden' });
@@ -182,21 +192,25 @@ describe('where things are and what to do next', () => {
   it('gives every empty list a next step', async () => {
     await page.goto(flagsHref('empty'));
     await page.getByText(/no flags yet/i).waitFor();
+    await checkA11y('flags, none yet');
     await page.getByRole('button', { name: /create (the first|one)/i }).click();
     expect(
       await page.getByLabel('Flag key', { exact: true }).evaluate((el) => el === document.activeElement),
     ).toBe(true);
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByText(/no API keys yet/i).waitFor();
+    await checkA11y('API keys, none yet');
     await page.getByRole('button', { name: /create (the first|one)/i }).click();
     expect(await page.getByLabel('Key name').evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByText(/no changes yet/i).waitFor();
+    await checkA11y('history, none yet');
     await page.getByRole('main').getByRole('link', { name: /flags/i }).click();
     await page.getByRole('heading', { name: 'Flags' }).waitFor();
   });
 
-  it('had no script error', () => {
+  it('had no accessibility problem and no script error', () => {
+    expect(a11y).toEqual({});
     expect(pageErrors).toEqual([]);
   });
 });

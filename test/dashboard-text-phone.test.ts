@@ -87,6 +87,7 @@ beforeAll(async () => {
   await admin.call('POST', staging('/flags'), { key: 'long', type: 'boolean', description: LONG });
   await admin.call('PATCH', staging('/flags/long'), { description: `${LONG.slice(0, 999)}!` });
   await admin.call('POST', staging('/flags'), { key: 'ramp', type: 'rollout', percentage: 30 });
+  await admin.call('PATCH', staging('/flags/ramp'), { enabled: true });
   await admin.call('POST', staging('/keys'), { access: 'read-only', name: 'checkout service' });
   dash = await openDashboard(browser(), t.server);
   page = dash.page;
@@ -180,6 +181,8 @@ describe('text users write', () => {
     await admin.call('PATCH', staging('/flags/bidi'), { description: `${RLO}Ship it to the beta group` });
     await page.getByText(`${RLO}Ship it to the beta group`).waitFor();
     expect(await measure()).toEqual(plain);
+    await admin.call('PATCH', staging('/flags/bidi'), { description: 'Ship it to the beta group' });
+    await page.getByText('Ship it to the beta group', { exact: true }).waitFor();
   });
 });
 

@@ -6,6 +6,8 @@
  * beyond esbuild's JSX.
  */
 import './styles.css';
+import './feedback.css';
+import './lists.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, messageOf, setUnauthorizedHandler } from './api.js';

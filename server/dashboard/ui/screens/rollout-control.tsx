@@ -56,7 +56,7 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
       feedback.set({
         kind: 'error',
         network: false,
-        text: `Not saved: the rollout must be a whole number from 0 to 100 (saved: ${value} %). Press Escape to go back.`,
+        text: `Not saved: the rollout must be a whole number from 0 to 100 (saved: ${value}\u00a0%). Press Escape to go back.`,
       });
       return;
     }
@@ -72,11 +72,11 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
     const result = await onCommit(n);
     feedback.set(
       result.ok
-        ? { kind: 'saved', text: `Saved: ${n} %` }
+        ? { kind: 'saved', text: `Saved: ${n}\u00a0%` }
         : {
             kind: 'error',
             network: result.network,
-            text: `Not saved: ${result.message} Back to ${value} %.`,
+            text: `Not saved: ${result.message} Back to ${value}\u00a0%.`,
           },
     );
   };
