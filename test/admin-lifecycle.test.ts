@@ -12,7 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartServerOptions, startServer } from '../server/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { expectError, makeEnv, makeKey, sendOk } from './helpers/lifecycle.js';
-import { freshDatabase, KEYS, startTestServer, TEST_STORE, type TestServer } from './helpers/server.js';
+import {
+  freshDatabase,
+  KEYS,
+  startInstances,
+  startTestServer,
+  TEST_STORE,
+  type TestServer,
+} from './helpers/server.js';
 import { openStream } from './helpers/sse.js';
 
 let t: TestServer;
@@ -255,6 +262,37 @@ describe('across a restart', () => {
       }
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.runIf(TEST_STORE === 'postgres')('two instances on one database', () => {
+  it("follow each other: a rename keeps the other one's streams, a deletion closes them", async () => {
+    const [a, b] = await startInstances(2, await freshDatabase());
+    try {
+      const [onA, onB] = [await adminCaller(a!), await adminCaller(b!)];
+      const env = await makeEnv(onA, 'multi', 'one');
+      const key = await makeKey(onA, env, 'read-only');
+      const auth = { authorization: `Bearer ${key.key}` };
+      const flagsOnB = () => fetch(`${b!.url}/api/v1/flags`, { headers: auth });
+      await expect.poll(async () => (await flagsOnB()).status).toBe(200);
+      const stream = await openStream(`${b!.url}/sdk/events`, auth);
+      await stream.next({ skipPings: true }); // the initial sync
+
+      await sendOk(onA, 'PATCH', env, { key: 'two' });
+      await expect
+        .poll(async () => (await onB.call('GET', '/environments/multi/two/flags')).status)
+        .toBe(200);
+      await expectError(await onB.call('GET', `${env}/flags`), 404, 'NOT_FOUND');
+      await sendOk(onB, 'POST', '/environments/multi/two/flags', { key: 'after', type: 'boolean' }, 201);
+      expect((await stream.next({ skipPings: true })).data).toContain('"after"');
+
+      expect((await onA.call('DELETE', '/environments/multi/two')).status).toBe(204);
+      await stream.ended;
+      expect((await flagsOnB()).status).toBe(401);
+      await expectError(await onB.call('GET', '/environments/multi/two/flags'), 404, 'NOT_FOUND');
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
     }
   });
 });
