@@ -266,6 +266,36 @@ describe('across a restart', () => {
   });
 });
 
+describe('a project with environments the store keeps unserved', () => {
+  it('deletes them too: none comes back when the project and environment are created again', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'flagwire-lifecycle-'));
+    const store: StartServerOptions =
+      TEST_STORE === 'postgres' ? { databaseUrl: await freshDatabase() } : { dataDir: dir };
+    const config = {
+      projects: [
+        { key: 'old', environments: [{ key: 'e', flags: [{ key: 'seeded', type: 'boolean' as const }] }] },
+      ],
+    };
+    try {
+      await (await startServer({ port: 0, logger: false, ...store, config })).close();
+      // The config no longer names it: the store keeps old/e, unserved.
+      const server = await startServer({ port: 0, logger: false, ...store });
+      try {
+        const caller = await adminCaller(server);
+        await sendOk(caller, 'POST', '/projects', { key: 'old' }, 201);
+        expect((await caller.call('DELETE', '/projects/old')).status).toBe(204);
+        await sendOk(caller, 'POST', '/projects', { key: 'old' }, 201);
+        await sendOk(caller, 'POST', '/projects/old/environments', { key: 'e' }, 201);
+        expect(await sendOk(caller, 'GET', '/environments/old/e/flags', undefined)).toEqual([]);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(TEST_STORE === 'postgres')('two instances on one database', () => {
   it("follow each other: a rename keeps the other one's streams, a deletion closes them", async () => {
     const [a, b] = await startInstances(2, await freshDatabase());

@@ -94,12 +94,12 @@ export class LifecycleService {
 
   /**
    * Deletes project `key`: each of its environments (one entry each, as a deletion is its
-   * environment's last), then the project. Should the storage fail part-way, deleting it again
-   * finishes the job.
+   * environment's last), those the store keeps unserved too (so none comes back with the name),
+   * then the project. Should the storage fail part-way, deleting it again finishes the job.
    */
   async deleteProject(key: string): Promise<void> {
     this.#changeableProject(key);
-    for (const env of this.#admin.environments.filter((e) => e.project === key)) await this.#delete(env);
+    for (const env of [...this.#db.values()].filter((e) => e.project === key)) await this.#delete(env);
     await this.#flags.commit('', () => (this.#db.projects.has(key) ? [{ t: 'project-del', key }] : []));
   }
 
