@@ -44,7 +44,6 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
   useEffect(() => {
     sent.current = null;
   }, [value]);
-  useEffect(() => () => clearTimeout(timer.current), []);
 
   const commit = async (text: string) => {
     clearTimeout(timer.current);
@@ -84,6 +83,14 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
   // The timer calls the commit of the newest render (the saved value may have moved meanwhile).
   const latestCommit = useRef(commit);
   latestCommit.current = commit;
+  // Steps still waiting for the keys to be still are sent, not dropped, when the row goes away.
+  useEffect(
+    () => () => {
+      clearTimeout(timer.current);
+      if (pending.current !== null) latestCommit.current(pending.current);
+    },
+    [],
+  );
 
   /** A keyboard step: sent once the keys are still. */
   const settle = (text: string) => {
