@@ -112,7 +112,7 @@ function imports(): { from: string; to: string; typeOnly: boolean }[] {
   for (const path of files.filter((file) => /\.(ts|tsx|mts)$/.test(file))) {
     const text = readFileSync(join(ROOT, path), 'utf8');
     for (const match of text.matchAll(
-      /(?:^|\n)\s*(?:import|export)(\s+type)?[^'"]*?from\s*['"](\.[^'"]+)['"]/g,
+      /(?:^|\n)\s*(?:import|export)(\s+type)?[^'";]*?from\s*['"](\.[^'"]+)['"]/g,
     )) {
       // `./x.js` names `./x.ts` (or `.tsx`) in the sources.
       const target = relative(ROOT, resolve(dirname(join(ROOT, path)), match[2]!)).replace(/\.js$/, '');

@@ -64,3 +64,22 @@ describe('signing in with something that is not the admin token', () => {
     expect(d.problems).toEqual([]);
   });
 });
+
+describe('a #token= link that holds something else', () => {
+  it('names an API key in the link as one, with where the admin token is', async () => {
+    const context = await browser().newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${t.server.url}/#token=${KEYS.acmeProdRead}`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      const said = (await alert.textContent()) ?? '';
+      expect(said).toContain('SDK API key');
+      expect(said).toContain('FLAGWIRE_ADMIN_TOKEN');
+      // The fragment never stays in the address bar.
+      expect(page.url()).not.toContain('token=');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -20,7 +20,7 @@ import { FlagsScreen } from './screens/flags.js';
 import { HistoryScreen } from './screens/history.js';
 import { KeysScreen } from './screens/keys.js';
 import { OverviewScreen } from './screens/overview.js';
-import { exchangeToken, SignIn } from './screens/sign-in.js';
+import { type CredentialKind, credentialKind, exchangeToken, SignIn } from './screens/sign-in.js';
 import { WebhooksScreen } from './screens/webhooks.js';
 
 /**
@@ -40,15 +40,22 @@ const tokenOnLoad = takeFragmentToken();
 /** `attempt` counts sign-in screens shown, so each starts afresh with its own message. */
 type Auth =
   | { state: 'checking' }
-  | { state: 'out'; message: string | undefined; attempt: number }
+  | {
+      state: 'out';
+      message: string | undefined;
+      attempt: number;
+      /** What a refused `#token=` link held instead of the admin token, by its prefix. */
+      mistaken?: CredentialKind | undefined;
+    }
   | { state: 'in' };
 
 const signedOut =
-  (message: string | undefined) =>
+  (message: string | undefined, mistaken?: CredentialKind) =>
   (a: Auth): Auth => ({
     state: 'out',
     message,
     attempt: a.state === 'out' ? a.attempt + 1 : 0,
+    mistaken,
   });
 
 function App() {
@@ -63,7 +70,13 @@ function App() {
     const exchange = (token: string) =>
       exchangeToken(token).then(
         () => setAuth({ state: 'in' }),
-        (err: unknown) => setAuth(signedOut(messageOf(err))),
+        (err: unknown) =>
+          setAuth(
+            signedOut(
+              messageOf(err),
+              err instanceof ApiError && err.status === 401 ? credentialKind(token) : undefined,
+            ),
+          ),
       );
     if (tokenOnLoad !== undefined) exchange(tokenOnLoad);
     else {
@@ -135,6 +148,7 @@ function App() {
             <SignIn
               key={auth.attempt}
               initialError={auth.message}
+              initialMistaken={auth.mistaken}
               onSignedIn={() => setAuth({ state: 'in' })}
             />
           )}

@@ -13,7 +13,9 @@ export function exchangeToken(token: string): Promise<void> {
  * What a pasted credential is, by its prefix, when it is not the admin token: an environment's
  * API key (`fw_live_`, `docs/protocol.md` §2) or a webhook signing secret (`whsec_`, §8).
  */
-export function credentialKind(value: string): 'api-key' | 'webhook-secret' | undefined {
+export type CredentialKind = 'api-key' | 'webhook-secret';
+
+export function credentialKind(value: string): CredentialKind | undefined {
   if (value.startsWith('fw_live_')) return 'api-key';
   if (value.startsWith('whsec_')) return 'webhook-secret';
   return undefined;
@@ -44,20 +46,24 @@ function WhereTheTokenIs() {
 
 interface Props {
   initialError: string | undefined;
+  /** What a refused `#token=` link held instead of the admin token. */
+  initialMistaken?: CredentialKind | undefined;
   onSignedIn: () => void;
 }
 
-export function SignIn({ initialError, onSignedIn }: Props) {
+export function SignIn({ initialError, initialMistaken, onSignedIn }: Props) {
   const id = useId();
   const [token, setToken] = useState('');
   const { busy, error, setError, run } = useAction(initialError);
   // Set when the server refused what was pasted and its prefix says what it was instead.
-  const [mistaken, setMistaken] = useState<'api-key' | 'webhook-secret'>();
+  const [mistaken, setMistaken] = useState<CredentialKind | undefined>(initialMistaken);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     const value = tokenIn(token);
+    // A new attempt starts without the last one's words.
     setMistaken(undefined);
+    setError(undefined);
     if (value === '') {
       setError('Paste the admin token first.');
       return;
