@@ -17,6 +17,7 @@ const ON_BOTH_STORES = [
   'test/openfeature.test.ts',
   'test/ofrep.test.ts',
   'test/dashboard-api.test.ts',
+  'test/openfeature-manifest.test.ts',
   'test/admin-lifecycle.test.ts',
   'test/admin-copy-flags.test.ts',
 ];
