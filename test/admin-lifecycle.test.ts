@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type StartServerOptions, startServer } from '../server/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { expectError, makeEnv, makeKey, sendOk } from './helpers/lifecycle.js';
+import { startReceiver } from './helpers/receiver.js';
 import {
   freshDatabase,
   KEYS,
@@ -63,6 +64,39 @@ describe('renaming an environment', () => {
     expect(shop.environments.map((e) => e.key)).toEqual(['staging']);
     expect(shop.environments[0]!.streams).toBe(1);
     stream.close();
+  });
+
+  it("keeps each delivery's request as it was sent: the old name before the rename, the new one after", async () => {
+    const receiver = await startReceiver();
+    try {
+      const old = await makeEnv(admin, 'shop', 'qa-old');
+      const hook = await sendOk(
+        admin,
+        'POST',
+        `${old}/webhooks`,
+        { url: receiver.url, events: ['flag.updated'] },
+        201,
+      );
+      await sendOk(admin, 'POST', `${old}/flags`, { key: 'before', type: 'boolean' }, 201);
+      const first = await receiver.next();
+      expect(first.json).toMatchObject({ project: 'shop', environment: 'qa-old' });
+      await sendOk(admin, 'PATCH', old, { key: 'qa' });
+      const now = '/environments/shop/qa';
+      await sendOk(admin, 'POST', `${now}/flags`, { key: 'after', type: 'boolean' }, 201);
+      const second = await receiver.next();
+      expect(second.json).toMatchObject({ project: 'shop', environment: 'qa' });
+      const log = async () =>
+        (await sendOk(admin, 'GET', `${now}/webhooks/${hook.id}/deliveries`, undefined)) as Array<{
+          flag: string;
+          status: string;
+          attemptLog: Array<{ request: string }>;
+        }>;
+      await expect.poll(async () => (await log()).map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+      const sent = Object.fromEntries((await log()).map((d) => [d.flag, d.attemptLog[0]!.request]));
+      expect(sent).toEqual({ before: first.body, after: second.body });
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('frees the old key: an environment created under it is a new, empty one', async () => {

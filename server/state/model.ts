@@ -169,6 +169,11 @@ export interface AttemptRecord {
   error?: string;
   /** The first KiB of the answer's body, as UTF-8 text. */
   response?: string;
+  /**
+   * The project and environment keys the body carried (a rename changes them for later
+   * attempts); absent in records made before they were kept: the environment's current keys.
+   */
+  names?: { project: string; environment: string };
 }
 
 /** One environment of one project: the unit every API key is bound to. */

@@ -88,7 +88,7 @@ export function toCreatedWebhook(webhook: StoredWebhook): CreatedWebhook {
 
 /** The body of one attempt: serialized once, then signed and sent as these exact bytes. */
 export function envelope(
-  env: Environment,
+  env: { project: string; environment: string },
   delivery: StoredDelivery,
   attempt: number,
   sentAtSeconds: number,
@@ -139,7 +139,7 @@ export function toDelivery(env: Environment, delivery: StoredDelivery): Record<s
       statusCode: record.statusCode ?? null,
       error: record.error ?? null,
       response: record.response ?? null,
-      request: envelope(env, delivery, record.attempt, record.sentAt),
+      request: envelope(record.names ?? env, delivery, record.attempt, record.sentAt),
     })),
   };
 }

@@ -300,7 +300,8 @@ export class Dispatcher {
       'x-flagwire-delivery': delivery.id,
     };
     const sentAt = Math.floor(now / 1000);
-    const record: AttemptRecord = { attempt, sentAt, durationMs: 0 };
+    const names = { project: env.project, environment: env.environment };
+    const record: AttemptRecord = { attempt, sentAt, durationMs: 0, names };
     const started = performance.now();
     const timeout = AbortSignal.timeout(this.#options.timeoutMs);
     try {
