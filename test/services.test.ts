@@ -612,6 +612,7 @@ describe('Dispatcher', () => {
         durationMs: expect.any(Number),
         statusCode: 200,
         response: '',
+        names: { project: w.env.project, environment: w.env.environment },
       },
     ]);
     expect(w.env.deliveries.get(planned.id)).toEqual(done);

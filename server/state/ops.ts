@@ -10,6 +10,7 @@ import type {
   Actor,
   ApiKeyGrant,
   Environment,
+  HistoryEntry,
   MemoryState,
   Source,
   StoredApiKey,
@@ -64,6 +65,54 @@ function envOf(db: MemoryState, id: string): Environment {
   return env;
 }
 
+/** What a flag or segment op says about its change: revision, when (deletions), who, copied from where. */
+interface Revisioned {
+  env: string;
+  rev: number;
+  at?: string;
+  by?: Actor;
+  copiedFrom?: string;
+}
+
+/**
+ * A flag or segment set (`after`) or deleted: recorded in the history, and the environment's
+ * revision moved, only when the op is newer than the environment (a replayed suffix of the log
+ * changes nothing); the item itself is always set as the op says (ops carry absolute values).
+ */
+function change<T extends { updatedAt: string }>(
+  db: MemoryState,
+  op: Revisioned,
+  items: (env: Environment) => Map<string, T>,
+  key: string,
+  after: T | undefined,
+  entryOf: (
+    revision: number,
+    at: string,
+    before: T | undefined,
+    after: T | undefined,
+    actor: Actor,
+  ) => HistoryEntry,
+): void {
+  const env = envOf(db, op.env);
+  const map = items(env);
+  const before = map.get(key);
+  if (op.rev > env.revision) {
+    if (before || after) {
+      const at = after?.updatedAt ?? op.at ?? before!.updatedAt;
+      const entry = entryOf(op.rev, at, before, after, op.by ?? UNKNOWN_ACTOR);
+      if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
+      recordHistory(env, entry, db.historyLimit);
+    }
+    env.revision = op.rev;
+  }
+  if (after) map.set(key, after);
+  else map.delete(key);
+}
+
+/** The environment's flags and segments, as `change` takes them. */
+const flags = (env: Environment) => env.flags;
+const segments = (env: Environment) => env.segments;
+
 /** Applies one op to the in-memory state; used both live and when replaying the log. */
 export function applyOp(db: MemoryState, op: Op): void {
   switch (op.t) {
@@ -94,73 +143,18 @@ export function applyOp(db: MemoryState, op: Op): void {
       applyRecordedName(db, db.get(op.id)!);
       return;
     }
-    case 'flag': {
-      const env = envOf(db, op.env);
-      if (op.rev > env.revision) {
-        const entry = historyEntry(
-          op.rev,
-          op.flag.updatedAt,
-          env.flags.get(op.flag.key),
-          op.flag,
-          op.by ?? UNKNOWN_ACTOR,
-        );
-        if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
-        recordHistory(env, entry, db.historyLimit);
-        env.revision = op.rev;
-      }
-      env.flags.set(op.flag.key, op.flag);
+    case 'flag':
+      change(db, op, flags, op.flag.key, op.flag, historyEntry);
       return;
-    }
-    case 'flag-del': {
-      const env = envOf(db, op.env);
-      const before = env.flags.get(op.key);
-      if (op.rev > env.revision) {
-        if (before) {
-          const at = op.at ?? before.updatedAt;
-          recordHistory(
-            env,
-            historyEntry(op.rev, at, before, undefined, op.by ?? UNKNOWN_ACTOR),
-            db.historyLimit,
-          );
-        }
-        env.revision = op.rev;
-      }
-      env.flags.delete(op.key);
+    case 'flag-del':
+      change(db, op, flags, op.key, undefined, historyEntry);
       return;
-    }
-    case 'segment': {
-      const env = envOf(db, op.env);
-      if (op.rev > env.revision) {
-        const before = env.segments.get(op.segment.key);
-        const entry = segmentHistoryEntry(
-          op.rev,
-          op.segment.updatedAt,
-          before,
-          op.segment,
-          op.by ?? UNKNOWN_ACTOR,
-        );
-        if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
-        recordHistory(env, entry, db.historyLimit);
-        env.revision = op.rev;
-      }
-      env.segments.set(op.segment.key, op.segment);
+    case 'segment':
+      change(db, op, segments, op.segment.key, op.segment, segmentHistoryEntry);
       return;
-    }
-    case 'segment-del': {
-      const env = envOf(db, op.env);
-      const before = env.segments.get(op.key);
-      if (op.rev > env.revision) {
-        if (before)
-          recordHistory(
-            env,
-            segmentHistoryEntry(op.rev, op.at, before, undefined, op.by ?? UNKNOWN_ACTOR),
-            db.historyLimit,
-          );
-        env.revision = op.rev;
-      }
-      env.segments.delete(op.key);
+    case 'segment-del':
+      change(db, op, segments, op.key, undefined, segmentHistoryEntry);
       return;
-    }
     case 'webhook':
       envOf(db, op.env).webhooks.set(op.webhook.id, op.webhook);
       return;
