@@ -11,7 +11,7 @@ import { type Murmur3Prefix, murmur3Continue, murmur3Pair } from './murmur3.js';
  * `murmur3Prefix(flagKey + ':')`: only the user key is hashed (the SDK's hot path).
  */
 export function bucketAfter(prefix: Murmur3Prefix, userKey: string): number {
-  return (murmur3Continue(prefix, userKey) % 100) + 1;
+  return murmur3Continue(prefix, userKey, 100) + 1;
 }
 
 /**

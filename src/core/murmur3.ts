@@ -34,8 +34,8 @@ let encoder: TextEncoder | undefined;
 
 /**
  * Hashes the UTF-8 bytes of `text`, continuing from the state `h, k, shift, length` (a fresh
- * hash: `seed, 0, 0, 0`). With `finish`, returns the hash (signed); without, leaves the state
- * in `H, K, SHIFT, LENGTH` to continue from.
+ * hash: `seed, 0, 0, 0`). With a `modulus`, returns the hash (unsigned) modulo `modulus`;
+ * without, leaves the state in `H, K, SHIFT, LENGTH` to continue from.
  */
 function hash(
   text: string,
@@ -43,7 +43,7 @@ function hash(
   k: number, // pending bytes of the current block, little-endian
   shift: number, // bits pending in `k`: 0, 8, 16 or 24
   length: number, // total bytes hashed
-  finish?: boolean,
+  modulus?: number,
 ): number {
   h |= 0;
   const n = text.length;
@@ -71,7 +71,7 @@ function hash(
       k = shift = 0;
     }
   }
-  if (!finish) {
+  if (!modulus) {
     H = h;
     K = k;
     SHIFT = shift;
@@ -87,9 +87,9 @@ function hash(
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  // Signed: `hash` is too large to inline, and an unsigned result >= 2^31 would be boxed
-  // as a heap number on its way out. The small callers below make it unsigned.
-  return h;
+  // Reduced here: `hash` is too large to inline, and an unsigned result >= 2^31 would be boxed
+  // as a heap number on its way out; a bucket (modulo 100 or 100,000) is a small integer.
+  return (h >>> 0) % modulus;
 }
 
 /**
@@ -102,7 +102,7 @@ function hash(
  * murmur3('hello'); // 613153351
  */
 export function murmur3(text: string, seed = 0): number {
-  return hash(text, seed, 0, 0, 0, true) >>> 0;
+  return hash(text, seed, 0, 0, 0, 2 ** 32);
 }
 
 /**
@@ -116,7 +116,7 @@ export function murmur3(text: string, seed = 0): number {
 export function murmur3Pair(flagKey: string, userKey: string): number {
   hash(flagKey, 0, 0, 0, 0);
   hash(':', H, K, SHIFT, LENGTH);
-  return hash(userKey, H, K, SHIFT, LENGTH, true) >>> 0;
+  return hash(userKey, H, K, SHIFT, LENGTH, 2 ** 32);
 }
 
 /** The state of a seed-0 hash after some bytes, to continue with {@link murmur3Continue}. */
@@ -136,7 +136,10 @@ export function murmur3Prefix(prefix: string): Murmur3Prefix {
   return { h: H, k: K, shift: SHIFT, length: LENGTH };
 }
 
-/** The same as `murmur3(prefixText + text)`, given `murmur3Prefix(prefixText)`. Allocates nothing for ASCII `text`. */
-export function murmur3Continue(prefix: Murmur3Prefix, text: string): number {
-  return hash(text, prefix.h, prefix.k, prefix.shift, prefix.length, true) >>> 0;
+/**
+ * The same as `murmur3(prefixText + text) % modulus`, given `murmur3Prefix(prefixText)`.
+ * Allocates nothing for ASCII `text` and a `modulus` up to 2^30 (a bucket).
+ */
+export function murmur3Continue(prefix: Murmur3Prefix, text: string, modulus = 2 ** 32): number {
+  return hash(text, prefix.h, prefix.k, prefix.shift, prefix.length, modulus);
 }

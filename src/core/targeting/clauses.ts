@@ -1,27 +1,60 @@
 /**
  * Clauses (`docs/protocol.md` §12.2), compiled once per flag load: the values are parsed into
- * sets, numbers, times, versions and ranges, so that testing a user allocates as little as the
- * attribute's own form allows. A compiled clause answers whether the attribute's value holds
- * (`evaluate.ts` reads the attribute, asks segments and applies `negate`).
+ * sets, numbers, times, versions and ranges, and every clause gets one shape, so that the
+ * evaluator tests a user's attribute through one function, a branch per kind of operator
+ * (`evaluate.ts` reads the attribute, asks segments and applies `negate`). Testing allocates
+ * nothing, but for a case-insensitive clause (the attribute is lowercased), `inCidr` (the address
+ * is split), and dates and non-integer numbers written as strings (their parse is a heap number).
  */
 import { type AttributePath, attributePath } from './attributes.js';
 import type { Clause } from './types.js';
-import {
-  compareVersions,
-  inRange,
-  parseIp,
-  parseRange,
-  parseVersion,
-  toNumber,
-  toTime,
-  type Version,
-} from './values.js';
+import { compareVersions, inRange, parseIp, parseRange, toNumber, toTime, versionOf } from './values.js';
 
+/**
+ * What a clause tests, by operator: a kind (a multiple of 8: `in` 0, `startsWith` 8, `endsWith`
+ * 16, `contains` 24, `matches` 32, `exists` 40, `inSegment` 48, numbers 56, times 64, versions
+ * 72, `inCidr` 80) plus, for comparisons, the orders of the attribute against an operand that
+ * hold (less 1, equal 2, greater 4).
+ */
+const CODES: Record<string, number> = {
+  in: 0,
+  startsWith: 8,
+  endsWith: 16,
+  contains: 24,
+  matches: 32,
+  exists: 40,
+  inSegment: 48,
+  lessThan: 57,
+  lessThanOrEqual: 59,
+  greaterThan: 60,
+  greaterThanOrEqual: 62,
+  numberEquals: 58,
+  before: 65,
+  after: 68,
+  semVerEqual: 74,
+  semVerLessThan: 73,
+  semVerLessThanOrEqual: 75,
+  semVerGreaterThan: 76,
+  semVerGreaterThanOrEqual: 78,
+  inCidr: 80,
+};
+
+/** A clause, compiled: every clause has these fields (one shape for the evaluator), each kind reads its own. */
 export interface CompiledClause {
   path: AttributePath;
-  /** Whether the attribute's value holds (an array: any of its non-null elements); unused for segments. */
-  holds: (value: unknown) => boolean;
+  /** The kind of operator (see `CODES`). */
+  kind: number;
+  /** Comparisons: the orders that hold (see `CODES`). */
+  orders: number;
   negate: boolean;
+  /** `caseInsensitive`: the operands are lowercased already, the attribute is when tested. */
+  fold: boolean;
+  /**
+   * `in`: a set of the values; `matches`: the pattern's test; else the values parsed (strings,
+   * numbers, times, versions or ranges).
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: what each kind's values compile to.
+  operands: any;
   /** `inSegment`: the segment keys, any of which holds. */
   segments: readonly string[] | undefined;
 }
@@ -38,97 +71,99 @@ export type PatternCompiler = (
   clause: Clause,
 ) => (value: unknown) => boolean;
 
-/**
- * How an operator reads a value: a user's into scratch, an operand (`operand`) into its own
- * object; `undefined` or `NaN` when it is not of the operator's type.
- */
-type Read = (value: unknown, operand: boolean, fold: boolean) => unknown;
-
-// biome-ignore lint/suspicious/noExplicitAny: each operator's values are what its `Read` gives.
-type Operator = [read: Read, holds: (x: any, operand: any) => boolean];
-
-const text: Read = (v, _, fold) => (typeof v === 'string' ? (fold ? v.toLowerCase() : v) : undefined);
-
-/** The user's version and address, parsed on each evaluation into this scratch. */
-const USER_VERSION: Version = { major: 0, minor: 0, patch: 0, pre: '' };
+/** The user's address, parsed on each evaluation into this scratch. */
 const USER_IP = new Uint16Array(8);
 
-const version: Read = (v, operand) => {
-  const out = operand ? { ...USER_VERSION } : USER_VERSION;
-  return parseVersion(v, out) ? out : undefined;
-};
-const address: Read = (v, operand) =>
-  operand ? parseRange(v) : (typeof v === 'string' && parseIp(v, USER_IP)) || undefined;
-
-const OPERATORS: Record<string, Operator> = {
-  startsWith: [text, (x, y) => x.startsWith(y)],
-  endsWith: [text, (x, y) => x.endsWith(y)],
-  contains: [text, (x, y) => x.includes(y)],
-  lessThan: [toNumber, (x, y) => x - y < 0],
-  lessThanOrEqual: [toNumber, (x, y) => x - y <= 0],
-  greaterThan: [toNumber, (x, y) => x - y > 0],
-  greaterThanOrEqual: [toNumber, (x, y) => x - y >= 0],
-  numberEquals: [toNumber, (x, y) => x - y === 0],
-  before: [toTime, (x, y) => x - y < 0],
-  after: [toTime, (x, y) => x - y > 0],
-  semVerEqual: [version, (x, y) => compareVersions(x, y) === 0],
-  semVerLessThan: [version, (x, y) => compareVersions(x, y) < 0],
-  semVerLessThanOrEqual: [version, (x, y) => compareVersions(x, y) <= 0],
-  semVerGreaterThan: [version, (x, y) => compareVersions(x, y) > 0],
-  semVerGreaterThanOrEqual: [version, (x, y) => compareVersions(x, y) >= 0],
-  inCidr: [address, (family, range) => inRange(family, USER_IP, range)],
-};
-
-/** `undefined` or `NaN`: not of the operator's type. */
-const invalid = (x: unknown): boolean => x === undefined || Number.isNaN(x);
-
 const lower = (value: unknown): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
+
+/** A value of an operator of `kind`, parsed; `undefined` or `NaN` when invalid. */
+function operand(kind: number, value: unknown, fold: boolean): unknown {
+  if (kind === 56) return toNumber(value);
+  if (kind === 64) return toTime(value);
+  if (kind === 72) return typeof value === 'string' ? (versionOf(value) ?? undefined) : undefined;
+  if (kind === 80) return parseRange(value);
+  // `exists` takes no values; `inSegment`'s are checked by the caller.
+  if (kind > 32) return value;
+  return typeof value === 'string' ? (fold ? value.toLowerCase() : value) : undefined;
+}
 
 /** Compiles a clause; throws for an operator or values this SDK cannot use. */
 export function compileClause(clause: Clause, patterns: PatternCompiler | undefined): CompiledClause {
   const { op, values, attribute } = clause;
-  const negate = clause.negate === true;
-  const fold = clause.caseInsensitive === true;
   const bad = (): never => {
     throw new Error(`bad ${op} clause`);
   };
-  if (!Array.isArray(values)) bad();
-  if (op === 'inSegment') {
-    if (!values.every((v) => typeof v === 'string')) bad();
-    return { path: '', holds: Boolean, negate, segments: values as string[] };
-  }
-  if (typeof attribute !== 'string') bad();
-  const path = attributePath(attribute as string);
-  if (op === 'exists')
-    return { path, holds: (value) => value !== undefined && value !== null, negate, segments: undefined };
-  let test: (value: unknown) => boolean;
-  const operator = OPERATORS[op];
-  if (operator) {
-    const [read, holds] = operator;
-    const operands = values.map((v) => {
-      const x = read(v, true, fold);
-      return invalid(x) ? bad() : x;
-    });
-    test = (value) => {
-      const x = read(value, false, fold);
-      if (invalid(x)) return false;
-      for (let i = 0; i < operands.length; i++) if (holds(x, operands[i])) return true;
-      return false;
-    };
-  } else if (op === 'in') {
-    const set = new Set(fold ? values.map(lower) : values);
-    test = (value) => set.has(fold ? lower(value) : value);
-  } else if (op === 'matches' && patterns && values.length === 1 && typeof values[0] === 'string')
-    test = patterns(values[0], fold, clause);
-  else return bad();
-  const holds = (value: unknown): boolean => {
-    if (value === undefined || value === null) return false;
-    if (!Array.isArray(value)) return test(value);
-    for (let i = 0; i < value.length; i++) {
-      const element: unknown = value[i];
-      if (element !== null && element !== undefined && test(element)) return true;
-    }
-    return false;
+  const code = Object.hasOwn(CODES, op) && Array.isArray(values) ? CODES[op]! : bad();
+  const kind = code & ~7;
+  const fold = clause.caseInsensitive === true;
+  const segment = kind === 48;
+  if (segment && !values.every((v) => typeof v === 'string')) bad();
+  return {
+    path: segment ? '' : attributePath(typeof attribute === 'string' ? attribute : bad()),
+    kind,
+    orders: code & 7,
+    negate: clause.negate === true,
+    fold,
+    operands:
+      kind === 0
+        ? new Set(fold ? values.map(lower) : values)
+        : kind === 32
+          ? patterns && values.length === 1 && typeof values[0] === 'string'
+            ? patterns(values[0], fold, clause)
+            : bad()
+          : values.map((v) => {
+              const x = operand(kind, v, fold);
+              return x === undefined || Number.isNaN(x) ? bad() : x;
+            }),
+    segments: segment ? (values as string[]) : undefined,
   };
-  return { path, holds, negate, segments: undefined };
+}
+
+/**
+ * Whether `clause` (not `inSegment`) holds for the attribute's `value`: absent or `null`, never;
+ * an array, when any of its non-null elements does (`exists`: when present).
+ */
+export function clauseHolds(clause: CompiledClause, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (clause.kind === 40 || !Array.isArray(value)) return clause.kind === 40 || test(clause, value);
+  for (let i = 0; i < value.length; i++) {
+    const element: unknown = value[i];
+    if (element !== null && element !== undefined && test(clause, element)) return true;
+  }
+  return false;
+}
+
+/** Whether one value (present, not `null`) holds: a branch per kind, the operands in order. */
+function test(clause: CompiledClause, x: unknown): boolean {
+  const { kind, operands } = clause;
+  if (kind === 0) return operands.has(clause.fold ? lower(x) : x);
+  if (kind === 32) return operands(x);
+  if (kind < 56) {
+    if (typeof x !== 'string') return false;
+    const s = clause.fold ? x.toLowerCase() : x;
+    for (let i = 0; i < operands.length; i++)
+      if (
+        kind === 8
+          ? s.startsWith(operands[i])
+          : kind === 16
+            ? s.endsWith(operands[i])
+            : s.includes(operands[i])
+      )
+        return true;
+    return false;
+  }
+  if (kind === 80) {
+    const family = typeof x === 'string' ? parseIp(x, USER_IP) : 0;
+    for (let i = 0; family && i < operands.length; i++)
+      if (inRange(family, USER_IP, operands[i])) return true;
+    return false;
+  }
+  const version = kind === 72 && typeof x === 'string' ? versionOf(x) : null;
+  const n = kind === 56 ? toNumber(x) : kind === 64 ? toTime(x) : 0;
+  if (kind === 72 ? !version : Number.isNaN(n)) return false;
+  for (let i = 0; i < operands.length; i++) {
+    const order = version ? compareVersions(version, operands[i]) : n - operands[i];
+    if ((order < 0 ? 1 : order > 0 ? 4 : order === 0 ? 2 : 0) & clause.orders) return true;
+  }
+  return false;
 }

@@ -20,7 +20,7 @@
  */
 import type { User } from '../types.js';
 import { attributeOf } from './attributes.js';
-import type { CompiledClause } from './clauses.js';
+import { type CompiledClause, clauseHolds } from './clauses.js';
 import type { CompiledFlag, CompiledSegment } from './compile.js';
 import { point, served } from './split.js';
 
@@ -82,12 +82,13 @@ function allHold(
   context: TargetingContext,
 ): boolean {
   for (let i = 0; i < clauses.length; i++) {
-    const { segments, negate } = clauses[i]!;
+    const clause = clauses[i]!;
+    const { segments } = clause;
     let holds = false;
     if (segments)
       for (let k = 0; k < segments.length && !holds; k++) holds = inSegment(segments[k]!, user, context);
-    else holds = clauses[i]!.holds(attributeOf(user, clauses[i]!.path));
-    if (holds === negate) return false;
+    else holds = clauseHolds(clause, attributeOf(user, clause.path));
+    if (holds === clause.negate) return false;
   }
   return true;
 }

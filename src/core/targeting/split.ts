@@ -70,7 +70,7 @@ export function served(serve: CompiledServe, user: User | undefined): number {
     const value = attributeOf(user, bucketBy[i]!);
     const text = typeof value === 'string' ? value : Number.isInteger(value) ? String(value) : '';
     if (text === '') continue;
-    const r = murmur3Continue(serve.prefix!, text) % SPLIT_TOTAL;
+    const r = murmur3Continue(serve.prefix!, text, SPLIT_TOTAL);
     point = (r % 100) * 1000 + Math.floor(r / 100);
     for (let k = 0; k < bounds.length; k++) if (bounds[k]! > point) return serve.slices[k]!;
     return -1;

@@ -1,7 +1,8 @@
 /**
  * Reading clause values and user attributes as numbers, times, versions and IP addresses
  * (`docs/protocol.md` §12.2). A clause's values are parsed once, when the flag is compiled; a
- * user's attribute on every evaluation, into the caller's scratch where the result is an object.
+ * user's attribute on every evaluation (addresses into the caller's scratch), but for versions,
+ * which are memoized by text.
  */
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -17,6 +18,7 @@ const IPV4 =
   /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
 
 const HEX_GROUP = /^[\da-f]{1,4}$/i;
+const DIGITS = /^\d+$/;
 
 /** A number, or a string in JSON number syntax, as a number; `NaN` for anything else. */
 export function toNumber(value: unknown): number {
@@ -38,6 +40,8 @@ export interface Version {
   patch: number;
   /** The pre-release identifiers as written (`rc.1`), or `''` for a release. */
   pre: string;
+  /** `pre` split at its dots, set by {@link parseVersion}: comparing allocates nothing. */
+  ids?: readonly string[];
 }
 
 /**
@@ -51,7 +55,28 @@ export function parseVersion(text: unknown, out: Version): boolean {
   out.minor = +(m[2] ?? 0);
   out.patch = +(m[3] ?? 0);
   out.pre = m[4] ?? '';
+  out.ids = out.pre.split('.');
   return true;
+}
+
+/** Parsed user versions by text (`null`: not a version), so that evaluating does not parse them again. */
+const VERSIONS = new Map<string, Version | null>();
+
+/**
+ * `text` as a version, memoized: evaluation then allocates nothing for the versions it has seen
+ * (up to 256 distinct texts of up to 64 characters; the memo starts over when full).
+ */
+export function versionOf(text: string): Version | null {
+  let version = VERSIONS.get(text);
+  if (version === undefined) {
+    version = { major: 0, minor: 0, patch: 0, pre: '' };
+    if (!parseVersion(text, version)) version = null;
+    if (text.length <= 64) {
+      if (VERSIONS.size >= 256) VERSIONS.clear();
+      VERSIONS.set(text, version);
+    }
+  }
+  return version;
 }
 
 /** SemVer precedence of `a` against `b`: negative, zero or positive. */
@@ -59,14 +84,14 @@ export function compareVersions(a: Version, b: Version): number {
   const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
   if (core || a.pre === b.pre) return core;
   if (!a.pre || !b.pre) return a.pre ? -1 : 1;
-  const x = a.pre.split('.');
-  const y = b.pre.split('.');
+  const x = a.ids ?? a.pre.split('.');
+  const y = b.ids ?? b.pre.split('.');
   for (let i = 0; i < x.length && i < y.length; i++) {
     const p = x[i]!;
     const q = y[i]!;
     if (p === q) continue;
-    const pn = /^\d+$/.test(p);
-    const qn = /^\d+$/.test(q);
+    const pn = DIGITS.test(p);
+    const qn = DIGITS.test(q);
     return pn && qn ? +p - +q : pn ? -1 : qn ? 1 : p < q ? -1 : 1;
   }
   return x.length - y.length;

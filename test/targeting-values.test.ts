@@ -1,0 +1,139 @@
+/**
+ * The clause machinery under the evaluator (`src/core/targeting/clauses.ts`, `values.ts`,
+ * `../murmur3.ts`), below what the conformance vectors reach: every operator maps to its test,
+ * operator names from `Object.prototype` are refused, SemVer 2.0.0 precedence with pre-releases,
+ * the memo of user versions, and the hash reduced modulo a bucket count.
+ */
+import { describe, expect, it } from 'vitest';
+import { murmur3, murmur3Continue, murmur3Prefix } from '../src/core/murmur3.js';
+import { clauseHolds, compileClause } from '../src/core/targeting/clauses.js';
+import { CLAUSE_OPERATORS, type Clause, type ClauseOperator } from '../src/core/targeting/types.js';
+import { compareVersions, versionOf } from '../src/core/targeting/values.js';
+
+/** Whether `clause` holds for the attribute `value` (what `evaluate.ts` asks, before `negate`). */
+const holds = (clause: Omit<Clause, 'attribute'>, value: unknown): boolean =>
+  clauseHolds(compileClause({ attribute: 'a', ...clause }, undefined), value);
+
+/** Per operator: its values, an attribute value it holds for and one it does not. */
+const CASES: Record<Exclude<ClauseOperator, 'matches' | 'inSegment'>, [unknown[], unknown, unknown]> = {
+  in: [['x', 2], 2, '2'],
+  startsWith: [['ab'], 'abc', 'cab'],
+  endsWith: [['bc'], 'abc', 'bca'],
+  contains: [['b'], 'abc', 'ac'],
+  lessThan: [[5], 4, 5],
+  lessThanOrEqual: [[5], '5', 6],
+  greaterThan: [[5], 6, 5],
+  greaterThanOrEqual: [[5], 5, 4.5],
+  numberEquals: [[5], '5.0', 5.5],
+  before: [['2024-01-01T00:00:00Z'], 1704067199999, 1704067200000],
+  after: [['2024-01-01T00:00:00Z'], '2024-01-01 00:00:00.001+00:00', '2024-01-01T00:00:00Z'],
+  semVerEqual: [['1.2'], '1.2.0+build', '1.2.0-rc.1'],
+  semVerLessThan: [['1.2.0'], '1.2.0-rc.1', '1.2.0'],
+  semVerLessThanOrEqual: [['1.2.0'], '1.2.0', '1.2.1'],
+  semVerGreaterThan: [['1.2.0-rc.1'], '1.2.0', '1.2.0-beta.9'],
+  semVerGreaterThanOrEqual: [['1.2.0-rc.1'], '1.2.0-rc.1', '1.2.0-rc.0'],
+  inCidr: [['10.0.0.0/8', '2001:db8::/32'], '2001:db8::1', '11.0.0.1'],
+  exists: [[], 0, null],
+};
+
+describe('clauses', () => {
+  it.each(Object.entries(CASES))('%s holds for its value and not for the other', (op, [values, yes, no]) => {
+    expect(holds({ op: op as ClauseOperator, values }, yes)).toBe(true);
+    expect(holds({ op: op as ClauseOperator, values }, no)).toBe(false);
+  });
+
+  it('covers every operator the contract names', () => {
+    expect([...Object.keys(CASES), 'matches', 'inSegment'].sort()).toEqual([...CLAUSE_OPERATORS].sort());
+  });
+
+  it('refuses operators it does not know, Object.prototype names included', () => {
+    for (const op of ['startWith', 'toString', 'constructor', '__proto__', 'hasOwnProperty', ''])
+      expect(() =>
+        compileClause({ attribute: 'a', op: op as ClauseOperator, values: [] }, undefined),
+      ).toThrow(`bad ${op} clause`);
+  });
+
+  it('reads an array attribute element by element, skipping null, and lowercases both sides when asked', () => {
+    expect(holds({ op: 'startsWith', values: ['B'], caseInsensitive: true }, [null, 1, 'bee'])).toBe(true);
+    expect(holds({ op: 'startsWith', values: ['B'] }, [null, 1, 'bee'])).toBe(false);
+    expect(holds({ op: 'in', values: ['Ab'], caseInsensitive: true }, ['x', 'aB'])).toBe(true);
+    expect(holds({ op: 'semVerLessThan', values: ['2.0.0'] }, ['v1', '1.9.9'])).toBe(true);
+    expect(holds({ op: 'exists', values: [] }, [])).toBe(true);
+    expect(holds({ op: 'in', values: [null] }, null)).toBe(false);
+  });
+});
+
+describe('versions', () => {
+  // SemVer 2.0.0, section 11, extended with padded and higher versions.
+  const ORDER = [
+    '1.0.0-alpha',
+    '1.0.0-alpha.1',
+    '1.0.0-alpha.beta',
+    '1.0.0-beta',
+    '1.0.0-beta.2',
+    '1.0.0-beta.11',
+    '1.0.0-rc.1',
+    '1.0.0',
+    '1.0.1-0',
+    '1.0.1',
+    '1.1',
+    '2',
+    '10.0.0',
+  ];
+
+  it('orders by SemVer 2.0.0 precedence, pre-releases included', () => {
+    for (let i = 0; i < ORDER.length; i++)
+      for (let k = 0; k < ORDER.length; k++)
+        expect(
+          Math.sign(compareVersions(versionOf(ORDER[i]!)!, versionOf(ORDER[k]!)!)),
+          `${ORDER[i]} ${ORDER[k]}`,
+        ).toBe(Math.sign(i - k));
+  });
+
+  it('ignores build metadata and refuses what is not SemVer', () => {
+    expect(compareVersions(versionOf('1.0.0-rc.1+build.5')!, versionOf('1.0.0-rc.1')!)).toBe(0);
+    for (const text of [
+      'v1.0.0',
+      '01.2.3',
+      '1.02',
+      '1.2.3.4',
+      '1.0.0-01',
+      '1.0.0-',
+      '1.0.0+',
+      '1..2',
+      '',
+      ' 1',
+    ])
+      expect(versionOf(text), text).toBeNull();
+  });
+
+  it('memoizes by text: a new string of the same text gets the same parse, until 256 others start it over', () => {
+    const first = versionOf('7.8.9-rc.1')!;
+    expect(versionOf(['7', '8', '9-rc', '1'].join('.'))).toBe(first);
+    for (let i = 0; i < 256; i++) versionOf(`0.0.${i}`);
+    const again = versionOf('7.8.9-rc.1')!;
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    // Longer texts are parsed every time, not kept.
+    const long = `1.0.0-${'a'.repeat(64)}`;
+    expect(versionOf(long)).not.toBe(versionOf(long));
+  });
+});
+
+describe('murmur3Continue', () => {
+  it('is the hash of the joined text modulo the bucket count, for ASCII and other text', () => {
+    for (const [head, tail] of [
+      ['flag:', 'user-1'],
+      ['salt:', ''],
+      ['', 'é😀x'],
+      ['x:', '\ud800'],
+      ['abc:', 'defghijklmnop'],
+    ] as const) {
+      const prefix = murmur3Prefix(head);
+      const hash = murmur3(head + tail);
+      expect(murmur3Continue(prefix, tail)).toBe(hash);
+      expect(murmur3Continue(prefix, tail, 100)).toBe(hash % 100);
+      expect(murmur3Continue(prefix, tail, 100_000)).toBe(hash % 100_000);
+    }
+  });
+});
