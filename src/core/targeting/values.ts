@@ -79,13 +79,13 @@ export function versionOf(text: string): Version | null {
   return version;
 }
 
-/** SemVer precedence of `a` against `b`: negative, zero or positive. */
+/** SemVer precedence of `a` against `b` (both from {@link parseVersion}): negative, zero or positive. */
 export function compareVersions(a: Version, b: Version): number {
   const core = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
   if (core || a.pre === b.pre) return core;
   if (!a.pre || !b.pre) return a.pre ? -1 : 1;
-  const x = a.ids ?? a.pre.split('.');
-  const y = b.ids ?? b.pre.split('.');
+  const x = a.ids!;
+  const y = b.ids!;
   for (let i = 0; i < x.length && i < y.length; i++) {
     const p = x[i]!;
     const q = y[i]!;
