@@ -45,7 +45,7 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const event = JSON.parse(body) as { data: { flag?: { key: string } }; delivery: { attempt: number } };
       const key = event.data.flag?.key ?? '';
-      (received[key] ??= []).push(body);
+      received[key] = [...(received[key] ?? []), body];
       if (key === 'checkout' && event.delivery.attempt > 1) res.writeHead(200).end('thanks, got it');
       else res.writeHead(500, { 'content-type': 'text/plain' }).end(HOSTILE);
     });
