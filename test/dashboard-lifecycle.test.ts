@@ -118,6 +118,16 @@ describe('copying flags', () => {
       await sendOk(admin, 'GET', '/environments/shop/staging/history?flag=banner', undefined)
     )[0];
     expect(copied).toMatchObject({ action: 'copied', copiedTo: 'shop/production' });
+    // Both histories say so on the page, one row per copied flag.
+    const base = d.page.url().split('#')[0];
+    await d.page.goto(`${base}#/env/shop/staging/history`);
+    const note = (text: string) => d.page.locator('table.history .copied', { hasText: text });
+    await note('to shop/production').first().waitFor();
+    expect(await note('to shop/production').count()).toBe(2);
+    await d.page.goto(`${base}#/env/shop/production/history`);
+    await note('(copied from shop/staging)').first().waitFor();
+    expect(await note('(copied from shop/staging)').count()).toBe(2);
+    await d.page.goto(`${base}#/`);
   });
 
   it('says what changed since a stale preview, and shows the preview as it is now', async () => {

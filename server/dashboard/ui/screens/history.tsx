@@ -76,7 +76,7 @@ export function HistoryScreen({ project, env, flag }: Props) {
             </thead>
             <tbody>
               {entries.map((entry) => (
-                <tr key={entry.revision}>
+                <tr key={`${entry.revision}:${entry.flag}`}>
                   <td class="nowrap when">
                     <time dateTime={entry.at}>{dateTime(entry.at)}</time>
                   </td>
@@ -86,6 +86,18 @@ export function HistoryScreen({ project, env, flag }: Props) {
                   <td>
                     <CellLabel text="Action" />
                     {entry.action}
+                    {entry.copiedFrom !== undefined && (
+                      <span class="copied">
+                        {' '}
+                        (copied from <bdi>{entry.copiedFrom}</bdi>)
+                      </span>
+                    )}
+                    {entry.copiedTo !== undefined && (
+                      <span class="copied">
+                        {' '}
+                        to <bdi>{entry.copiedTo}</bdi>
+                      </span>
+                    )}
                   </td>
                   <td>
                     <CellLabel text="Changes" />
