@@ -7,8 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { murmur3, murmur3Continue, murmur3Prefix } from '../src/core/murmur3.js';
 import { clauseHolds, compileClause } from '../src/core/targeting/clauses.js';
+import { memoized } from '../src/core/targeting/memo.js';
 import { CLAUSE_OPERATORS, type Clause, type ClauseOperator } from '../src/core/targeting/types.js';
-import { compareVersions, versionOf } from '../src/core/targeting/values.js';
+import {
+  addressOf,
+  compareVersions,
+  lowercase,
+  toNumber,
+  toTime,
+  versionOf,
+} from '../src/core/targeting/values.js';
 
 /** Whether `clause` holds for the attribute `value` (what `evaluate.ts` asks, before `negate`). */
 const holds = (clause: Omit<Clause, 'attribute'>, value: unknown): boolean =>
@@ -117,6 +125,50 @@ describe('versions', () => {
     // Longer texts are parsed every time, not kept.
     const long = `1.0.0-${'a'.repeat(64)}`;
     expect(versionOf(long)).not.toBe(versionOf(long));
+  });
+});
+
+describe('what a text attribute is read as, once per distinct text', () => {
+  it('keeps the lowercase, number, time and address of a text, and derives them right', () => {
+    expect(lowercase('User@Example.COM')).toBe('user@example.com');
+    expect(lowercase('İSTANBUL')).toBe('İSTANBUL'.toLowerCase());
+    expect([toNumber('1.25'), toNumber('01'), toNumber(' 1'), toNumber('-3e2')]).toEqual([
+      1.25,
+      Number.NaN,
+      Number.NaN,
+      -300,
+    ]);
+    expect(toTime('2024-01-01 00:00:00+01:00')).toBe(Date.parse('2023-12-31T23:00:00Z'));
+    expect(toTime('2024-01-01')).toBeNaN();
+    const ip = addressOf('10.1.2.3')!;
+    expect(ip.family).toBe(4);
+    expect([...ip.groups.slice(6)]).toEqual([0x0a01, 0x0203]);
+    expect(addressOf('2001:db8::1')!.family).toBe(6);
+    expect(addressOf('1.2.3.4::')).toBeNull();
+    // The same text, a new string: the same object (no new parse), until 256 others start it over.
+    expect(addressOf(['10', '1', '2', '3'].join('.'))).toBe(ip);
+    for (let i = 0; i < 256; i++) addressOf(`10.0.0.${i}`);
+    const again = addressOf('10.1.2.3')!;
+    expect(again).not.toBe(ip);
+    expect(again).toEqual(ip);
+    const long = `::ffff:${'0:'.repeat(30)}`;
+    expect(addressOf(long)).toBeNull();
+  });
+
+  it('derives a text over 64 characters every time, keeping nothing; remembers what is not one', () => {
+    const seen: string[] = [];
+    const derive = memoized((text) => {
+      seen.push(text);
+      return text.length > 3 ? null : text.length;
+    });
+    const long = 'x'.repeat(65);
+    derive(long);
+    derive(long);
+    derive('abcd');
+    derive('abcd');
+    derive('ab');
+    derive('ab');
+    expect(seen).toEqual([long, long, 'abcd', 'ab']);
   });
 });
 

@@ -3,12 +3,21 @@
  * sets, numbers, times, versions and ranges, and every clause gets one shape, so that the
  * evaluator tests a user's attribute through one function, a branch per kind of operator
  * (`evaluate.ts` reads the attribute, asks segments and applies `negate`). Testing allocates
- * nothing, but for a case-insensitive clause (the attribute is lowercased), `inCidr` (the address
- * is split), and dates and non-integer numbers written as strings (their parse is a heap number).
+ * nothing: what a user's text attribute is read as (lowercase, number, time, version, address)
+ * is derived once per distinct text (`memo.ts`), but for texts over 64 characters.
  */
 import { type AttributePath, attributePath } from './attributes.js';
 import type { Clause } from './types.js';
-import { compareVersions, inRange, parseIp, parseRange, toNumber, toTime, versionOf } from './values.js';
+import {
+  addressOf,
+  compareVersions,
+  inRange,
+  lowercase,
+  parseRange,
+  toNumber,
+  toTime,
+  versionOf,
+} from './values.js';
 
 /**
  * What a clause tests, by operator: a kind (a multiple of 8: `in` 0, `startsWith` 8, `endsWith`
@@ -71,10 +80,7 @@ export type PatternCompiler = (
   clause: Clause,
 ) => (value: unknown) => boolean;
 
-/** The user's address, parsed on each evaluation into this scratch. */
-const USER_IP = new Uint16Array(8);
-
-const lower = (value: unknown): unknown => (typeof value === 'string' ? value.toLowerCase() : value);
+const lower = (value: unknown): unknown => (typeof value === 'string' ? lowercase(value) : value);
 
 /** A value of an operator of `kind`, parsed; `undefined` or `NaN` when invalid. */
 function operand(kind: number, value: unknown, fold: boolean): unknown {
@@ -140,7 +146,7 @@ function test(clause: CompiledClause, x: unknown): boolean {
   if (kind === 32) return operands(x);
   if (kind < 56) {
     if (typeof x !== 'string') return false;
-    const s = clause.fold ? x.toLowerCase() : x;
+    const s = clause.fold ? lowercase(x) : x;
     for (let i = 0; i < operands.length; i++)
       if (
         kind === 8
@@ -153,9 +159,9 @@ function test(clause: CompiledClause, x: unknown): boolean {
     return false;
   }
   if (kind === 80) {
-    const family = typeof x === 'string' ? parseIp(x, USER_IP) : 0;
-    for (let i = 0; family && i < operands.length; i++)
-      if (inRange(family, USER_IP, operands[i])) return true;
+    const ip = typeof x === 'string' ? addressOf(x) : null;
+    for (let i = 0; ip && i < operands.length; i++)
+      if (inRange(ip.family, ip.groups, operands[i])) return true;
     return false;
   }
   const version = kind === 72 && typeof x === 'string' ? versionOf(x) : null;

@@ -1,9 +1,9 @@
 /**
  * Reading clause values and user attributes as numbers, times, versions and IP addresses
  * (`docs/protocol.md` §12.2). A clause's values are parsed once, when the flag is compiled; a
- * user's attribute on every evaluation (addresses into the caller's scratch), but for versions,
- * which are memoized by text.
+ * user's text attribute once per distinct text (`./memo.ts`).
  */
+import { memoized } from './memo.js';
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d)$/;
@@ -20,18 +20,34 @@ const IPV4 =
 const HEX_GROUP = /^[\da-f]{1,4}$/i;
 const DIGITS = /^\d+$/;
 
+const numberOf = memoized((text) => (JSON_NUMBER.test(text) ? +text : Number.NaN));
+const timeOf = memoized((text) =>
+  RFC3339.test(text)
+    ? Date.parse(text[10] === 'T' ? text : `${text.slice(0, 10)}T${text.slice(11)}`)
+    : Number.NaN,
+);
+
 /** A number, or a string in JSON number syntax, as a number; `NaN` for anything else. */
 export function toNumber(value: unknown): number {
   if (typeof value === 'number') return value;
-  return typeof value === 'string' && JSON_NUMBER.test(value) ? +value : Number.NaN;
+  return typeof value === 'string' ? numberOf(value) : Number.NaN;
 }
 
 /** Epoch milliseconds, or an RFC 3339 date-time with an offset, as epoch milliseconds; `NaN` else. */
 export function toTime(value: unknown): number {
   if (typeof value === 'number') return value;
-  if (typeof value !== 'string' || !RFC3339.test(value)) return Number.NaN;
-  return Date.parse(value[10] === 'T' ? value : `${value.slice(0, 10)}T${value.slice(11)}`);
+  return typeof value === 'string' ? timeOf(value) : Number.NaN;
 }
+
+/** The lowercase of a text (case-insensitive clauses), memoized. */
+export const lowercase = memoized((text) => text.toLowerCase());
+
+/** A user's address: its family and groups, or `null`; memoized. */
+export const addressOf = memoized((text) => {
+  const groups = new Uint16Array(8);
+  const family = parseIp(text, groups);
+  return family ? { family, groups } : null;
+});
 
 /** A SemVer 2.0.0 version: `major.minor.patch` (padded with zeros) and its pre-release part. */
 export interface Version {
@@ -59,25 +75,11 @@ export function parseVersion(text: unknown, out: Version): boolean {
   return true;
 }
 
-/** Parsed user versions by text (`null`: not a version), so that evaluating does not parse them again. */
-const VERSIONS = new Map<string, Version | null>();
-
-/**
- * `text` as a version, memoized: evaluation then allocates nothing for the versions it has seen
- * (up to 256 distinct texts of up to 64 characters; the memo starts over when full).
- */
-export function versionOf(text: string): Version | null {
-  let version = VERSIONS.get(text);
-  if (version === undefined) {
-    version = { major: 0, minor: 0, patch: 0, pre: '' };
-    if (!parseVersion(text, version)) version = null;
-    if (text.length <= 64) {
-      if (VERSIONS.size >= 256) VERSIONS.clear();
-      VERSIONS.set(text, version);
-    }
-  }
-  return version;
-}
+/** `text` as a version (`null`: not one), memoized: evaluation does not parse it again. */
+export const versionOf = memoized((text): Version | null => {
+  const version: Version = { major: 0, minor: 0, patch: 0, pre: '' };
+  return parseVersion(text, version) ? version : null;
+});
 
 /** SemVer precedence of `a` against `b` (both from {@link parseVersion}): negative, zero or positive. */
 export function compareVersions(a: Version, b: Version): number {

@@ -1,0 +1,20 @@
+/**
+ * What evaluation derives from a user's text attribute (its lowercase, number, time, version,
+ * address), remembered by text: evaluating allocates nothing for the texts it has seen. Up to
+ * 256 texts of up to 64 characters per memo; a full memo starts over. Longer texts are derived
+ * afresh every time.
+ */
+export function memoized<T>(derive: (text: string) => T): (text: string) => T {
+  const memo = new Map<string, T>();
+  return (text) => {
+    let value = memo.get(text);
+    if (value === undefined && !memo.has(text)) {
+      value = derive(text);
+      if (text.length <= 64) {
+        if (memo.size >= 256) memo.clear();
+        memo.set(text, value);
+      }
+    }
+    return value as T;
+  };
+}
