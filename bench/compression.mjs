@@ -20,6 +20,7 @@ import {
   loadSettings,
   median,
   startServer,
+  sum,
   table,
 } from './lib/util.mjs';
 
@@ -49,6 +50,7 @@ async function get(server, key, encoding, identity) {
 
 async function sdkReady(server, key, flags, runs) {
   const { createClient } = await import(dist().url('index.node.js'));
+  const baseUrl = `${server.url}/api/v1`;
   const once = async (identity) => {
     let encoding;
     const fetchAs = async (input, init = {}) => {
@@ -59,13 +61,7 @@ async function sdkReady(server, key, flags, runs) {
       return res;
     };
     const t0 = performance.now();
-    const client = createClient({
-      baseUrl: `${server.url}/api/v1`,
-      apiKey: key,
-      stream: false,
-      logger: false,
-      fetch: fetchAs,
-    });
+    const client = createClient({ baseUrl, apiKey: key, stream: false, logger: false, fetch: fetchAs });
     await client.ready({ timeoutMs: 30_000 });
     const ms = performance.now() - t0;
     const count = Object.keys(client.allFlags()).length;
@@ -94,9 +90,7 @@ export async function run({ log }) {
   const { keys, config } = benchConfig(envs);
   const t0 = performance.now();
   const server = await startServer({ memory: true, config }, 'compression');
-  log(
-    `  server up with ${fmt.int(SIZES.reduce((a, b) => a + b))} seed flags in ${fmt.ms(performance.now() - t0, 0)}`,
-  );
+  log(`  server up with ${fmt.int(sum(SIZES))} seed flags in ${fmt.ms(performance.now() - t0, 0)}`);
   const result = { settings: s };
   const rows = [];
   for (const n of SIZES) {

@@ -148,7 +148,11 @@ async function storm(s, server, readers, probe, mode, label, log, { extra = 0, t
   const inStorm = mgmtStats(
     during.filter((x) => x.atEpoch >= st.startedAtEpoch && x.atEpoch <= st.endedAtEpoch),
   );
-  const r = {
+  log(
+    `  storm ${label}: ${st.back}/${st.target} back in ${fmt.ms(st.allBackMs, 0)}, current in ${fmt.ms(st.recoveryMs, 0)}; ` +
+      `${st.refused} x 503, ${st.errors} errors; GET p99 ${fmt.ms(inStorm.list.p99)} (${fmt.ms(quiet.list.p99)} before)`,
+  );
+  return {
     mode: label,
     ...st,
     tcp: tcp0 && {
@@ -162,15 +166,7 @@ async function storm(s, server, readers, probe, mode, label, log, { extra = 0, t
     storm: inStorm,
     ratios: { listP99: inStorm.list.p99 / quiet.list.p99, patchP99: inStorm.patch.p99 / quiet.patch.p99 },
   };
-  log(
-    `  storm ${label}: ${st.back}/${st.target} back in ${fmt.ms(st.allBackMs, 0)}, back and current in ${fmt.ms(st.recoveryMs, 0)}; ` +
-      `${st.refused} x 503, ${st.errors} errors; GET p99 ${fmt.ms(inStorm.list.p99)} vs ${fmt.ms(quiet.list.p99)} before, ` +
-      `PATCH p99 ${fmt.ms(inStorm.patch.p99)} vs ${fmt.ms(quiet.patch.p99)}`,
-  );
-  return r;
 }
-
-const python = () => spawnSync('python3', ['--version']).status === 0;
 
 /** The slow consumers (`lib/slow-readers.py`): resolves once all are open; `drain()` → what they saw. */
 async function startSlowReaders(s, server) {
@@ -201,11 +197,8 @@ async function startSlowReaders(s, server) {
 
 /** One run of part 2: `slow`, or `baseline` (the same without the slow streams). */
 async function slowRun(s, kind, log) {
-  const server = await startLoadServer(
-    `stream-load-${kind}`,
-    { streamMaxBufferedBytes: s.maxBufferedBytes },
-    s.fillerFlags,
-  );
+  const options = { streamMaxBufferedBytes: s.maxBufferedBytes };
+  const server = await startLoadServer(`stream-load-${kind}`, options, s.fillerFlags);
   const readers = await openReaders(s, server, s.normalStreams);
   const slow = kind === 'slow' ? await startSlowReaders(s, server) : undefined;
   const streams = s.normalStreams + (slow ? s.slowStreams : 0);
@@ -252,10 +245,9 @@ async function slowRun(s, kind, log) {
       return { t: (at - t0) / 1000, rss, heapUsed, streams, buffered };
     }),
   };
+  const last = r.lastNormalAfterResponseMs;
   log(
-    `  slow consumers, ${kind}: ${streams} streams, normal last ${fmt.ms(r.lastNormalAfterResponseMs.median)} (p99 ` +
-      `${fmt.ms(r.lastNormalAfterResponseMs.p99)}), filler ${fmt.int(m.filler.perSecond)} PATCH/s, ${cuts.length} cut, ` +
-      `peak RSS ${fmt.mb(r.peakRssBytes)}, peak unsent ${fmt.mb(r.peakBufferedBytes)}`,
+    `  slow consumers, ${kind}: ${streams} streams, normal last ${fmt.ms(last.median)}, ${cuts.length} cut`,
   );
   return r;
 }
@@ -282,12 +274,12 @@ export async function run({ log }) {
   );
   for (const c of [probe, readers, server]) await c.close();
 
-  if (python())
+  result.slowConsumers = { skipped: 'python3 not found' };
+  if (spawnSync('python3', ['--version']).status === 0)
     result.slowConsumers = {
       baseline: await slowRun(s, 'baseline', log),
       slow: await slowRun(s, 'slow', log),
     };
-  else result.slowConsumers = { skipped: 'python3 not found' };
   return { result, text: render(s, result) };
 }
 
