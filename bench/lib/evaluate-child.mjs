@@ -73,32 +73,9 @@ function murmurFloorLoop(map, flagKey, users) {
     let h = 0;
     let k = 0;
     let shift = 0;
-    for (let j = 0; j < fl; j++) {
-      k |= flagKey.charCodeAt(j) << shift;
-      shift += 8;
-      if (shift === 32) {
-        k = Math.imul(k, 0xcc9e2d51);
-        k = (k << 15) | (k >>> 17);
-        h ^= Math.imul(k, 0x1b873593);
-        h = (h << 13) | (h >>> 19);
-        h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-        k = 0;
-        shift = 0;
-      }
-    }
-    k |= 0x3a << shift; // ':'
-    shift += 8;
-    if (shift === 32) {
-      k = Math.imul(k, 0xcc9e2d51);
-      k = (k << 15) | (k >>> 17);
-      h ^= Math.imul(k, 0x1b873593);
-      h = (h << 13) | (h >>> 19);
-      h = (Math.imul(h, 5) + 0xe6546b64) | 0;
-      k = 0;
-      shift = 0;
-    }
-    for (let j = 0; j < ul; j++) {
-      k |= userKey.charCodeAt(j) << shift;
+    // The bytes of `flagKey + ':' + userKey`, one loop, no string built.
+    for (let j = 0, n = fl + 1 + ul; j < n; j++) {
+      k |= (j < fl ? flagKey.charCodeAt(j) : j === fl ? 0x3a : userKey.charCodeAt(j - fl - 1)) << shift;
       shift += 8;
       if (shift === 32) {
         k = Math.imul(k, 0xcc9e2d51);
