@@ -1,7 +1,7 @@
 /**
  * The admin API's own routes (`docs/protocol.md` §10.3): overview, projects, environments
  * (their rename, deletion and the copy of flags: `../http/handlers/lifecycle.ts`), API keys,
- * history and the event stream. Flags and webhooks of an environment are not here: the handler
+ * history, "who gets what" (`./evaluate.ts`) and the event stream. Flags and webhooks of an environment are not here: the handler
  * sends them to the same routes as `/api/v1` (`server/http/handlers/`).
  */
 
@@ -14,6 +14,7 @@ import type { LifecycleService } from '../state/lifecycle-service.js';
 import type { Environment } from '../state/model.js';
 import type { FlagService } from '../state/service.js';
 import type { StreamHub } from '../stream/hub.js';
+import { evaluateRoutes } from './evaluate.js';
 import type { AdminEvents } from './events.js';
 import { historyQuery, validateNewApiKey, validateNewKey } from './validate.js';
 
@@ -162,5 +163,6 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
       true,
     ),
     ...lifecycleRoutes<AdminGrant>({ ...deps, envView, projectView }),
+    ...evaluateRoutes<AdminGrant>(admin, flags),
   ];
 }
