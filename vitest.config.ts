@@ -20,6 +20,8 @@ const ON_BOTH_STORES = [
   'test/openfeature-manifest.test.ts',
   'test/admin-lifecycle.test.ts',
   'test/admin-copy-flags.test.ts',
+  'test/usage-api.test.ts',
+  'test/usage-stale.test.ts',
 ];
 
 export default defineConfig({

@@ -34,6 +34,7 @@ const USAGE = `Usage: flagwire-server [options]
   --admin-token TOKEN      the dashboard's admin token (default: FLAGWIRE_ADMIN_TOKEN, the
                            config's adminToken, else one generated and kept in the store)
   --no-dashboard           serve no dashboard at / and no admin API
+  --no-usage               take no usage reports and keep no usage (docs/protocol.md §13)
   -h, --help               show this help`;
 
 class UsageError extends Error {}
@@ -69,6 +70,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'webhook-targets': { type: 'string' },
       'admin-token': { type: 'string' },
       'no-dashboard': { type: 'boolean' },
+      'no-usage': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -118,6 +120,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
     options.webhookTargets = targets;
   }
   if (values['no-dashboard']) options.dashboard = false;
+  if (values['no-usage']) options.usage = false;
   const adminToken = values['admin-token'] ?? (process.env.FLAGWIRE_ADMIN_TOKEN || undefined);
   if (adminToken !== undefined) {
     if (!ADMIN_TOKEN_RULE.test(adminToken))

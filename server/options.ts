@@ -152,10 +152,43 @@ export interface StartServerOptions {
    */
   historyLimit?: number;
   /**
+   * Usage insights (`docs/protocol.md` §13): SDKs' usage reports at `POST /sdk/usage`, OFREP's
+   * own counts, the usage reads and `GET /api/v1/usage/stale`. `false` turns all of it off (its
+   * paths answer `404`); an object tunes it.
+   * @default true
+   */
+  usage?: boolean | UsageServerOptions;
+  /**
    * Where the server reports warnings and internal errors; `false` silences it.
    * @default warnings and errors to `console.error`
    */
   logger?: Logger | false;
+}
+
+/** Settings of usage insights (`startServer({ usage: {...} })`). */
+export interface UsageServerOptions {
+  /**
+   * Usage reports one API key may send to one server instance per second (a token bucket; past
+   * it, `429` with `Retry-After`).
+   * @default 50
+   */
+  reportsPerSecond?: number;
+  /**
+   * Reports one key may send at once before the rate applies (the bucket's size).
+   * @default 1000
+   */
+  burst?: number;
+  /**
+   * How often the counts of OFREP evaluations are committed (and at shutdown).
+   * @default 10000
+   */
+  ofrepFlushIntervalMs?: number;
+  /**
+   * The clock usage is recorded and read by, in epoch milliseconds: tests move it to see rows
+   * roll up and flags go stale without waiting days.
+   * @default Date.now
+   */
+  now?: () => number;
 }
 
 export interface ResolvedServerOptions {
@@ -185,6 +218,8 @@ export interface ResolvedServerOptions {
   dashboard: boolean;
   adminToken: string | undefined;
   historyLimit: number;
+  /** `undefined`: usage is off. */
+  usage: Required<UsageServerOptions> | undefined;
   logger: Logger;
 }
 
@@ -239,6 +274,23 @@ function adminToken(value: string | undefined): string | undefined {
     throw new TypeError('startServer: "adminToken" must be 16 to 256 printable characters without spaces');
   }
   return value;
+}
+
+function usageOptions(
+  value: boolean | UsageServerOptions | undefined,
+): Required<UsageServerOptions> | undefined {
+  if (value === false) return undefined;
+  if (value !== undefined && value !== true && (typeof value !== 'object' || value === null))
+    throw new TypeError('startServer: "usage" must be true, false or an object of usage settings');
+  const o = typeof value === 'object' ? value : {};
+  if (o.now !== undefined && typeof o.now !== 'function')
+    throw new TypeError('startServer: "usage.now" must be a function answering epoch milliseconds');
+  return {
+    reportsPerSecond: positive('usage.reportsPerSecond', o.reportsPerSecond, 50),
+    burst: Math.max(1, positive('usage.burst', o.burst, 1000)),
+    ofrepFlushIntervalMs: positive('usage.ofrepFlushIntervalMs', o.ofrepFlushIntervalMs, 10_000),
+    now: o.now ?? Date.now,
+  };
 }
 
 export function resolveServerOptions(options: StartServerOptions = {}): ResolvedServerOptions {
@@ -301,6 +353,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     dashboard: options.dashboard ?? true,
     adminToken: adminToken(options.adminToken ?? options.config?.adminToken),
     historyLimit: Math.floor(positive('historyLimit', options.historyLimit, 10_000)),
+    usage: usageOptions(options.usage),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };
 }

@@ -16,7 +16,9 @@ import { ClientErrorResponder } from './http/client-errors.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { segmentRoutes } from './http/handlers/segments.js';
+import { usageRoutes } from './http/handlers/usage.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
+import { RateLimiter } from './http/rate-limit.js';
 import { sendError } from './http/respond.js';
 import { splitTarget } from './http/router.js';
 import { listen, urlOf } from './listen.js';
@@ -34,6 +36,8 @@ import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
 import { restoreState } from './state/snapshot.js';
+import { OfrepUsage } from './state/usage-ofrep.js';
+import { UsageService } from './state/usage-service.js';
 import { WebhookService } from './state/webhook-service.js';
 import { SseGroup } from './stream/channel.js';
 import { StreamHub } from './stream/hub.js';
@@ -77,6 +81,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   const storage = openStorage(resolved);
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
+  let ofrepUsage: OfrepUsage | undefined;
   try {
     const db = restoreState(await storage.load(), resolved.historyLimit);
     const applier = new Applier(db, (error) =>
@@ -147,7 +152,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         resolved.webhookSecretGraceMs,
       ),
     ];
-    const api = createApiHandler([...sdkRoutes(hub), ...envRoutes], keyRing);
+    // Usage insights (docs/protocol.md §13): reports, OFREP's counts, reads; off: their paths are 404.
+    const usageSettings = resolved.usage;
+    const usage = usageSettings && new UsageService(db, service, usageSettings.now);
+    ofrepUsage = usage && new OfrepUsage(usage, logger, usageSettings.ofrepFlushIntervalMs);
+    const usageApi = usage
+      ? usageRoutes(usage, new RateLimiter(usageSettings.reportsPerSecond, usageSettings.burst))
+      : [];
+    const api = createApiHandler([...sdkRoutes(hub), ...usageApi, ...envRoutes], keyRing);
     const dashboard = adminToken
       ? createDashboardHandler({
           auth: new AdminAuth(adminToken),
@@ -164,7 +176,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           envRoutes,
         })
       : undefined;
-    const ofrep = createOfrepHandler({ logger, keys: keyRing, flags: service, streams: ofrepStreams });
+    const ofrep = createOfrepHandler({
+      logger,
+      keys: keyRing,
+      flags: service,
+      streams: ofrepStreams,
+      usage: ofrepUsage,
+    });
     const handle = guarded((req, res) => {
       const target = splitTarget(req.url);
       if (target) {
@@ -219,6 +237,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       ofrepStreams.close();
       http.closeIdleConnections();
       await dispatcher.close();
+      // OFREP's last counts go in before the store closes.
+      await ofrepUsage?.close();
       await storage.close();
       const grace = setTimeout(() => http.closeAllConnections(), 1000);
       grace.unref();
@@ -244,6 +264,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     };
   } catch (error) {
     server?.close();
+    await ofrepUsage?.close().catch(() => {});
     await stopDispatcher?.().catch(() => {});
     await storage.close().catch(() => {});
     throw error;

@@ -90,6 +90,18 @@ export type {
 export { createManagementClient } from './management/create-management-client.js';
 export type { CallOptions } from './management/request.js';
 export type {
+  FlagUsage,
+  FlagUsageSeries,
+  StaleFlag,
+  StaleReason,
+  StaleReport,
+  UnknownKeyUsage,
+  UsageCalls,
+  UsageClient,
+  UsageMarkInput,
+  UsageRange,
+} from './management/usage.js';
+export type {
   ConstructEventOptions,
   FlagDisabledEvent,
   FlagEnabledEvent,

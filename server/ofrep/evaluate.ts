@@ -49,21 +49,41 @@ export function parseContext(body: unknown): OfrepContext {
   return { raw: context, targetingKey: typeof key === 'string' && key !== '' ? key : undefined };
 }
 
-/** One flag's OFREP answer: a success, or a failure with its own `errorCode`. */
-export function evaluateOne(env: Environment, key: string, context: OfrepContext): Record<string, unknown> {
+/**
+ * Told of one evaluation, in Flagwire's words (§13.5): the flag's version (`undefined`: no such
+ * flag), the variant served (`null`: none) and the reason.
+ */
+export type EvaluationCounter = (
+  key: string,
+  version: number | undefined,
+  variant: string | null,
+  reason: string,
+) => void;
+
+/** One flag's OFREP answer: a success, or a failure with its own `errorCode`; `count` is told of it. */
+export function evaluateOne(
+  env: Environment,
+  key: string,
+  context: OfrepContext,
+  count?: EvaluationCounter,
+): Record<string, unknown> {
   const flag = env.flags.get(key);
   if (flag && !isPlainFlag(flag)) {
     // Targeting (§12): the context's attributes, with the targetingKey as the user key.
     const compiled = compiledFlag(flag);
     const user = { ...context.raw, key: context.targetingKey };
-    const outcome = resolution(compiled, evaluateVariant(compiled, user, targetingContext(env)), OUTCOME);
+    const index = evaluateVariant(compiled, user, targetingContext(env));
+    count?.(key, flag.version, index < 0 ? null : (compiled.names[index] ?? null), OUTCOME.reason);
+    const outcome = resolution(compiled, index, OUTCOME);
     if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
     const { value, reason, variant, metadata } = outcome;
     return { key, value, reason, variant, metadata };
   }
   const prefix = flag?.type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined;
   const plain = flag as SdkFlag | undefined;
-  const outcome = openFeatureOutcome(evaluateDetail(plain, context.targetingKey, false, true, prefix));
+  const detail = evaluateDetail(plain, context.targetingKey, false, true, prefix);
+  count?.(key, flag?.version, flag ? (detail.value ? 'on' : 'off') : null, detail.reason);
+  const outcome = openFeatureOutcome(detail);
   if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
   return {
     key,

@@ -15,9 +15,11 @@ import { decodeSegment } from '../http/router.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../state/key-ring.js';
 import type { FlagService } from '../state/service.js';
+import type { OfrepUsage } from '../state/usage-ofrep.js';
 import { StorageUnavailableError } from '../store/errors.js';
 import {
   bulkEtag,
+  type EvaluationCounter,
   etagMatches,
   evaluateAll,
   evaluateOne,
@@ -75,10 +77,12 @@ export interface OfrepDeps {
   keys: KeyRing;
   flags: FlagService;
   streams: OfrepStreams;
+  /** Counts single-flag evaluations (`docs/protocol.md` §13.5); absent when usage is off. */
+  usage?: OfrepUsage | undefined;
 }
 
 /** Answers OFREP's paths; `false` for any other path. */
-export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) {
+export function createOfrepHandler({ logger, keys, flags, streams, usage }: OfrepDeps) {
   async function handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -117,7 +121,8 @@ export function createOfrepHandler({ logger, keys, flags, streams }: OfrepDeps) 
     const env = grant.env;
     // A settled read (§7.3) of memory as it stands: evaluated, then answered once what it saw is durable.
     if (key !== undefined) {
-      const result = await flags.readSettled(null, () => evaluateOne(env, key, context));
+      const count = usage && ((...args: Parameters<EvaluationCounter>) => usage.count(env, ...args));
+      const result = await flags.readSettled(null, () => evaluateOne(env, key, context, count));
       const errorCode = result.errorCode;
       return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
     }

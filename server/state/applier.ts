@@ -61,7 +61,15 @@ export class Applier implements Memory<Op> {
 
   apply(ops: readonly Op[]): () => void {
     const changes: FlagCommit[] = [];
+    // Usage reaches memory once durable, when the entry is published: a group commit that fails
+    // (`capture`) then has no counts to take back, and nothing reads usage before it is durable
+    // (`docs/protocol.md` §13.3; a retry of a report still being committed is held by the usage service).
+    const usage: Op[] = [];
     for (const op of ops) {
+      if (op.t === 'usage' || op.t === 'usage-mark') {
+        usage.push(op);
+        continue;
+      }
       if (op.t === 'flag' || op.t === 'flag-del') {
         const env = this.#state.get(op.env);
         // An op memory already holds (replayed after a snapshot) changes nothing new.
@@ -77,6 +85,7 @@ export class Applier implements Memory<Op> {
       applyOp(this.#state, op);
     }
     return () => {
+      for (const op of usage) applyOp(this.#state, op);
       for (const change of changes) this.#tell(this.#changeListeners, change);
       for (const op of ops) this.#tell(this.#opListeners, op);
     };

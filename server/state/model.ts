@@ -8,6 +8,7 @@ import type {
   Target,
 } from '../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
+import type { EnvUsage } from './usage-model.js';
 
 /**
  * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
@@ -204,6 +205,8 @@ export interface Environment {
   apiKeys: StoredApiKey[];
   /** Committed flag changes, oldest first, at most the server's `historyLimit`. */
   history: HistoryEntry[];
+  /** What SDKs reported evaluating (`docs/protocol.md` §13.4); absent until the first report or mark. */
+  usage?: EnvUsage;
 }
 
 /** The keys of a renamed environment, for the environment of that id and epoch only. */

@@ -20,6 +20,8 @@ import type {
   StoredSegment,
   StoredWebhook,
 } from './model.js';
+import type { UsageOp } from './usage-model.js';
+import { applyUsageOp } from './usage-state.js';
 
 /** Changes from before the history recorded actors were made through an API key. */
 export const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
@@ -48,7 +50,8 @@ export type Op =
   | { t: 'key-del'; env: string; id: string }
   | { t: 'admin'; token: string }
   | { t: 'stream-secret'; secret: string }
-  | LifecycleOp;
+  | LifecycleOp
+  | UsageOp;
 
 /**
  * The scope an op belongs to on shared storage: its environment's id, or `''` for what spans
@@ -189,6 +192,10 @@ export function applyOp(db: MemoryState, op: Op): void {
       return;
     case 'stream-secret':
       db.streamSecret = op.secret;
+      return;
+    case 'usage':
+    case 'usage-mark':
+      applyUsageOp(db, op);
       return;
     default:
       applyLifecycleOp(db, op);

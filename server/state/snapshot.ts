@@ -20,6 +20,7 @@ import {
   type StoredWebhook,
 } from './model.js';
 import { applyOp, type Op } from './ops.js';
+import { type UsageSnapshot, usageFromSnapshot, usageSnapshot } from './usage-state.js';
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData {
@@ -47,6 +48,8 @@ export interface EnvSnapshot {
   createdAt?: string;
   apiKeys?: StoredApiKey[];
   history?: HistoryEntry[];
+  /** `docs/protocol.md` §13.4; absent when nothing was reported. */
+  usage?: UsageSnapshot;
 }
 
 /** What spans environments, as a snapshot holds it: the part of scope `''`. */
@@ -115,7 +118,7 @@ export function captureScope(db: MemoryState, scope: string): () => void {
 }
 
 function envSnapshot(env: Environment): EnvSnapshot {
-  return {
+  const snapshot: EnvSnapshot = {
     id: env.id,
     project: env.project,
     environment: env.environment,
@@ -131,6 +134,9 @@ function envSnapshot(env: Environment): EnvSnapshot {
     apiKeys: env.apiKeys,
     history: env.history,
   };
+  const usage = usageSnapshot(env);
+  if (usage) snapshot.usage = usage;
+  return snapshot;
 }
 
 /** What spans environments, as the snapshot holds it. */
@@ -184,6 +190,8 @@ export function fromSnapshot(data: SnapshotData): MemoryState {
       apiKeys: e.apiKeys ?? [],
       history: e.history ?? [],
     });
+    const usage = usageFromSnapshot(e.usage);
+    if (usage) db.get(e.id)!.usage = usage;
   }
   for (const project of data.projects ?? []) db.projects.set(project.key, project);
   for (const { id, epoch, project, environment } of data.names ?? [])

@@ -15,6 +15,7 @@ import type {
   Webhook,
 } from '../core/types.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
+import { type UsageCalls, usageCalls } from './usage.js';
 
 export interface ManagementClientOptions {
   /** The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`. */
@@ -133,6 +134,8 @@ export interface ManagementClient {
     test(id: string, options?: CallOptions): Promise<WebhookDeliveryRecord>;
     rotateSecret(id: string, options?: CallOptions): Promise<RotatedWebhook>;
   };
+  /** Usage insights (`docs/protocol.md` §13.7): stale flags for CI, per-flag usage, marks, clients. */
+  usage: UsageCalls;
 }
 
 const segment = (value: string) => encodeURIComponent(value);
@@ -182,5 +185,6 @@ export function createManagementClient(options: ManagementClientOptions): Manage
       test: (id, o) => send('POST', `/webhooks/${segment(id)}/test`, undefined, o),
       rotateSecret: (id, o) => send('POST', `/webhooks/${segment(id)}/rotate-secret`, undefined, o),
     },
+    usage: usageCalls(settings),
   };
 }

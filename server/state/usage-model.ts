@@ -1,0 +1,157 @@
+/**
+ * Usage insights' model (`docs/protocol.md` §13): the ops a usage report and a stale mark commit,
+ * and what an environment keeps of them in memory (and in snapshots). The ops are deltas made
+ * idempotent by the report id: applying an entry a second time adds nothing while its ids are
+ * remembered (§13.3), so a replayed suffix of the log changes nothing, as with every other op.
+ */
+
+/** A count row of a report: flag key, flag version, variant (`null`: the default), reason, count. */
+export type CountRow = [key: string, version: number, variant: string | null, reason: string, count: number];
+
+/** One report as committed: what the SDK sent (§13.2), checked, and nothing the server does not keep. */
+export interface UsageRecord {
+  id: string;
+  sdk: string;
+  sdkVersion: string;
+  runtime: string;
+  /** The app's name, `null` when the SDK gave none (and for OFREP's own reports). */
+  app: string | null;
+  appVersion: string | null;
+  /** The client object's random id; `null` for OFREP's reports (no client record). */
+  instance: string | null;
+  eventId: string | null;
+  state: string | null;
+  counts: CountRow[];
+  /** Keys evaluated that the client holds no flag of, with their counts. */
+  unknown: Array<[key: string, count: number]>;
+}
+
+/** A stale mark (§13.7): never stale, or hidden until a time. */
+export interface UsageMark {
+  permanent: boolean;
+  /** Epoch milliseconds, or `null`. */
+  snoozedUntil: number | null;
+}
+
+export type UsageOp =
+  /** Reports committed together at `at` (epoch ms, the committing instance's clock), in order. */
+  | { t: 'usage'; env: string; at: number; reports: UsageRecord[] }
+  /** Flag `key`'s stale mark is now this (both at their defaults: no mark). */
+  | { t: 'usage-mark'; env: string; key: string; permanent: boolean; snoozedUntil: number | null };
+
+/** A client that reported (§13.4). */
+export interface ClientRecord {
+  instance: string;
+  sdk: string;
+  sdkVersion: string;
+  runtime: string;
+  app: string | null;
+  appVersion: string | null;
+  eventId: string | null;
+  state: string | null;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/**
+ * What an environment keeps of its usage. Maps keep an order every instance shares (insertion
+ * order, the commit order), so that a cap drops the same entries everywhere.
+ */
+export interface EnvUsage {
+  /** The newest commit time applied: every age is measured against it. */
+  clock: number;
+  /** The last hour (`floor(ms / HOUR)`) old rows were pruned at. */
+  prunedAt: number;
+  /** Per UTC hour index, row key (`rowKey`) → count. */
+  hours: Map<number, Map<string, number>>;
+  /** Per UTC day index, row key → count: hours older than their retention, added up. */
+  days: Map<number, Map<string, number>>;
+  /** Per key (flag or not), the commit time of the newest report that counted it. */
+  last: Map<string, number>;
+  /** Keys that were not flags for the client, least recently reported first. */
+  unknown: Map<string, { count: number; last: number }>;
+  /** Clients by instance id, least recently seen first. */
+  clients: Map<string, ClientRecord>;
+  /** Report ids counted, with their commit time, oldest first. */
+  ids: Map<string, number>;
+  marks: Map<string, UsageMark>;
+}
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** Retention and caps (§13.3, §13.4). */
+export const USAGE_LIMITS = {
+  hourlyDays: 35,
+  dailyDays: 400,
+  lastEvaluatedDays: 400,
+  unknownDays: 30,
+  unknownKeys: 1000,
+  clientDays: 7,
+  clients: 10_000,
+  idsMs: 2 * HOUR,
+  ids: 500_000,
+  /** A client is connected when it reported this recently. */
+  connectedMs: 10 * MINUTE,
+} as const;
+
+/**
+ * The key of a row: flag, version, variant, reason, SDK, app, joined by tabs (no field can
+ * hold one: keys, variants, reasons and SDK names are restricted, app names have no control
+ * characters). `variant` and `app` empty when absent.
+ */
+export const rowKey = (
+  key: string,
+  version: number,
+  variant: string | null,
+  reason: string,
+  sdk: string,
+  app: string | null,
+): string => `${key}\t${version}\t${variant ?? ''}\t${reason}\t${sdk}\t${app ?? ''}`;
+
+/** A row key's fields. */
+export interface RowFields {
+  key: string;
+  version: number;
+  variant: string | null;
+  reason: string;
+  sdk: string;
+  app: string | null;
+}
+
+export function parseRowKey(row: string): RowFields {
+  const [key, version, variant, reason, sdk, app] = row.split('\t');
+  return {
+    key: key!,
+    version: Number(version),
+    variant: variant || null,
+    reason: reason!,
+    sdk: sdk!,
+    app: app || null,
+  };
+}
+
+/** `map`'s value of `key`, made by `make` and set when there is none. */
+export function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
+export function emptyUsage(): EnvUsage {
+  return {
+    clock: 0,
+    prunedAt: 0,
+    hours: new Map(),
+    days: new Map(),
+    last: new Map(),
+    unknown: new Map(),
+    clients: new Map(),
+    ids: new Map(),
+    marks: new Map(),
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * OFREP's own usage (`docs/protocol.md` §13.5): single-flag evaluations added up in memory per
+ * environment and committed as one report of SDK `ofrep` every interval and at shutdown, through
+ * the usage service like any report. A report that fails is kept, with its id, and sent again
+ * before anything newer, so a retry after a commit whose answer was lost counts once.
+ */
+import { randomBytes } from 'node:crypto';
+import { FLAGWIRE_VERSION } from '../../src/core/version.js';
+import type { Logger } from '../logger.js';
+import type { Environment } from './model.js';
+import type { CountRow, UsageRecord } from './usage-model.js';
+import type { UsageService } from './usage-service.js';
+
+interface Pending {
+  env: Environment;
+  rows: Map<string, CountRow>;
+  unknown: Map<string, number>;
+  /** A report made of earlier counts that is not committed yet. */
+  unsent: UsageRecord | undefined;
+}
+
+export class OfrepUsage {
+  readonly #usage: UsageService;
+  readonly #logger: Logger;
+  readonly #pending = new Map<string, Pending>();
+  readonly #timer: NodeJS.Timeout;
+  #flushing: Promise<void> | undefined;
+
+  constructor(usage: UsageService, logger: Logger, intervalMs: number) {
+    this.#usage = usage;
+    this.#logger = logger;
+    this.#timer = setInterval(() => void this.flush(), intervalMs);
+    this.#timer.unref();
+  }
+
+  /** One evaluation of `key` that read version `version` of a flag (`undefined`: no such flag). */
+  count(
+    env: Environment,
+    key: string,
+    version: number | undefined,
+    variant: string | null,
+    reason: string,
+  ): void {
+    let pending = this.#pending.get(env.id);
+    if (!pending || pending.env !== env) {
+      pending = { env, rows: new Map(), unknown: new Map(), unsent: pending?.unsent };
+      this.#pending.set(env.id, pending);
+    }
+    if (version === undefined) {
+      // As an SDK's report: at most 100 unknown keys of up to 256 characters (§13.2).
+      const held = pending.unknown.get(key);
+      if (held !== undefined || (pending.unknown.size < 100 && key.length <= 256))
+        pending.unknown.set(key, (held ?? 0) + 1);
+      return;
+    }
+    const id = `${key}\t${version}\t${variant}\t${reason}`;
+    const row = pending.rows.get(id);
+    if (row) row[4] += 1;
+    else pending.rows.set(id, [key, version, variant, reason, 1]);
+  }
+
+  /** Commits what was counted (and what failed before); resolves when every attempt ended. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
+    return this.#flushing;
+  }
+
+  async #flush(): Promise<void> {
+    const sends: Promise<void>[] = [];
+    for (const pending of this.#pending.values()) {
+      if (!pending.unsent && pending.rows.size === 0 && pending.unknown.size === 0) continue;
+      pending.unsent ??= this.#record(pending);
+      const record = pending.unsent;
+      sends.push(
+        this.#usage.report(pending.env, record).then(
+          () => {
+            if (pending.unsent === record) pending.unsent = undefined;
+          },
+          (error: unknown) => {
+            if ((error as { status?: number })?.status === 404)
+              pending.unsent = undefined; // deleted
+            else this.#logger.warn(`OFREP usage not committed yet: ${(error as Error)?.message ?? error}`);
+          },
+        ),
+      );
+    }
+    await Promise.all(sends);
+  }
+
+  /** The counts as a report of their own; the counters start again. */
+  #record(pending: Pending): UsageRecord {
+    const record: UsageRecord = {
+      id: `ofrep_${randomBytes(16).toString('base64url')}`,
+      sdk: 'ofrep',
+      sdkVersion: FLAGWIRE_VERSION,
+      runtime: `node/${process.versions.node}`,
+      app: null,
+      appVersion: null,
+      instance: null,
+      eventId: null,
+      state: null,
+      counts: [...pending.rows.values()],
+      unknown: [...pending.unknown],
+    };
+    pending.rows = new Map();
+    pending.unknown = new Map();
+    return record;
+  }
+
+  /** Stops the timer and commits what is left. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+    // Counts of requests answered while that flush ran.
+    await this.#flush();
+  }
+}

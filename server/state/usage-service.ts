@@ -1,0 +1,164 @@
+/**
+ * Usage reports through the one write path (`docs/protocol.md` §13.3, `docs/architecture.md`):
+ * each report is part of a `usage` op of its environment's scope, decided under the scope's lock
+ * against every entry committed to it, so an id already counted (by any instance) adds nothing.
+ * Reports that arrive while the environment's previous usage commit is under way wait and go
+ * together in the next one, one entry for all of them (group commit). Each is answered once
+ * durable. Marks (§13.7) commit as `usage-mark` ops; reads are settled reads.
+ */
+import { ApiError, flagNotFound } from '../errors.js';
+import type { Environment, MemoryState } from './model.js';
+import type { FlagService } from './service.js';
+import { DAY, type UsageMark, type UsageRecord } from './usage-model.js';
+import {
+  clientList,
+  flagSeries,
+  flagSummaries,
+  RANGES,
+  type UsageRange,
+  unknownKeys,
+} from './usage-reads.js';
+import { staleReport } from './usage-stale.js';
+
+/** Reports in one entry at most: what waits beyond goes in the next. */
+const MAX_REPORTS_PER_ENTRY = 512;
+
+interface Waiting {
+  record: UsageRecord;
+  resolve: (duplicate: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+export class UsageService {
+  readonly #db: MemoryState;
+  readonly #flags: FlagService;
+  readonly #now: () => number;
+  /** Per environment id, reports waiting for its next usage commit. */
+  readonly #queues = new Map<string, Waiting[]>();
+  /** Reports of this instance being committed, by environment id and report id. */
+  readonly #inFlight = new Map<string, Promise<boolean>>();
+
+  /** `now`: the clock usage is recorded and read by (epoch ms). */
+  constructor(db: MemoryState, flags: FlagService, now: () => number) {
+    this.#db = db;
+    this.#flags = flags;
+    this.#now = now;
+  }
+
+  /** The clock usage is recorded by. */
+  now(): number {
+    return this.#now();
+  }
+
+  /**
+   * Counts a checked report (`usage-validate.ts`) in `env`; resolves once durable with whether it
+   * was a duplicate (counted before, nothing added). Rejects as a commit does (`503`, a deleted
+   * environment's `404`): then nothing was counted, and the SDK retries with the same id.
+   */
+  async report(env: Environment, record: UsageRecord): Promise<boolean> {
+    const id = `${env.id}\n${record.id}`;
+    // The same id on its way on this instance (a retry racing its first attempt): its outcome
+    // first, so the plan below sees it committed, or not at all.
+    for (let flight = this.#inFlight.get(id); flight; flight = this.#inFlight.get(id))
+      await flight.catch(() => {});
+    const outcome = new Promise<boolean>((resolve, reject) => {
+      const queue = this.#queues.get(env.id);
+      const waiting = { record, resolve, reject };
+      if (queue) queue.push(waiting);
+      else {
+        this.#queues.set(env.id, [waiting]);
+        void this.#drain(env.id);
+      }
+    });
+    this.#inFlight.set(id, outcome);
+    try {
+      return await outcome;
+    } finally {
+      if (this.#inFlight.get(id) === outcome) this.#inFlight.delete(id);
+    }
+  }
+
+  /** Commits the environment's waiting reports, as many as wait each time, until none do. */
+  async #drain(envId: string): Promise<void> {
+    const queue = this.#queues.get(envId)!;
+    try {
+      while (queue.length > 0) {
+        let taken: Waiting[] | undefined;
+        const duplicates = new Set<Waiting>();
+        try {
+          // Taken when the plan runs (on Postgres, inside the transaction): whatever waits then goes.
+          await this.#flags.commit(envId, () => {
+            taken = queue.splice(0, MAX_REPORTS_PER_ENTRY);
+            const counted = this.#db.get(envId)?.usage?.ids;
+            const ids = new Set<string>();
+            const reports: UsageRecord[] = [];
+            for (const waiting of taken) {
+              const { id } = waiting.record;
+              if (counted?.has(id) || ids.has(id)) duplicates.add(waiting);
+              else {
+                ids.add(id);
+                reports.push(waiting.record);
+              }
+            }
+            return reports.length === 0 ? [] : [{ t: 'usage', env: envId, at: this.#now(), reports }];
+          });
+          for (const waiting of taken!) waiting.resolve(duplicates.has(waiting));
+        } catch (error) {
+          // Refused before its plan ran (the storage is down or closed): everything waiting fails.
+          for (const waiting of taken ?? queue.splice(0)) waiting.reject(error);
+        }
+      }
+    } finally {
+      this.#queues.delete(envId);
+    }
+  }
+
+  /** Sets a flag's stale mark (§13.7); `404` for an unknown flag. */
+  async mark(
+    env: Environment,
+    key: string,
+    patch: { permanent?: boolean; snoozedUntil?: number | null },
+  ): Promise<UsageMark> {
+    let mark!: UsageMark;
+    await this.#flags.commit(env.id, () => {
+      if (!env.flags.has(key)) throw flagNotFound(key);
+      const held = env.usage?.marks.get(key);
+      mark = {
+        permanent: patch.permanent ?? held?.permanent ?? false,
+        snoozedUntil: patch.snoozedUntil === undefined ? (held?.snoozedUntil ?? null) : patch.snoozedUntil,
+      };
+      if (mark.snoozedUntil !== null && mark.snoozedUntil > this.#now() + 400 * DAY)
+        throw new ApiError(400, 'VALIDATION_ERROR', 'snoozedUntil: must be at most 400 days ahead');
+      if (held?.permanent === mark.permanent && held.snoozedUntil === mark.snoozedUntil) return [];
+      if (!held && !mark.permanent && mark.snoozedUntil === null) return [];
+      return [{ t: 'usage-mark', env: env.id, key, ...mark }];
+    });
+    return mark;
+  }
+
+  flags(env: Environment) {
+    return this.#read(env, () => flagSummaries(env, this.#now()));
+  }
+
+  flag(env: Environment, key: string, range: UsageRange) {
+    return this.#read(env, () => flagSeries(env, key, range, this.#now()));
+  }
+
+  clients(env: Environment) {
+    return this.#read(env, () => clientList(env, this.#now()));
+  }
+
+  unknown(env: Environment) {
+    return this.#read(env, () => unknownKeys(env));
+  }
+
+  stale(env: Environment) {
+    return this.#read(env, () => staleReport(env, this.#now()));
+  }
+
+  #read<T>(env: Environment, read: () => T): Promise<T> {
+    return this.#flags.readSettled(env.id, read);
+  }
+}
+
+export { RANGES, type UsageRange };
