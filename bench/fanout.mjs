@@ -50,12 +50,8 @@ async function openSide(side, streams, log) {
   const n = side.servers.length;
   const parts = evenSplit(streams, n);
   const t0 = performance.now();
-  for (let i = 0; i < n; i++)
-    await side.readers.call(
-      'open',
-      { url: side.servers[i].url, key: side.readKey, count: parts[i] },
-      180_000,
-    );
+  for (const [i, { url }] of side.servers.entries())
+    await side.readers.call('open', { url, key: side.readKey, count: parts[i] }, 180_000);
   await Promise.all(side.servers.map((s, i) => s.streams(parts[i])));
   side.openMs = performance.now() - t0;
   const after = await Promise.all(side.servers.map((s) => s.memory()));

@@ -13,32 +13,18 @@ export async function run() {
   const verify = await child('verify');
   const delivery = await child('delivery');
   const without = delivery.events / (delivery.without.totalMs / 1000);
+  const row = (label, rate, base) => [label, fmt.int(rate), fmt.x(rate / base)];
   const text = [
+    table('webhooks: verify 1 KB body|verifications/s|vs by hand', [
+      row('verifySignature, Node build (node:crypto)', verify.node, verify.baseline),
+      row('verifySignature, pure-JS build', verify.web, verify.baseline),
+      row('createHmac + timingSafeEqual by hand', verify.baseline, verify.baseline),
+    ]),
     table(
-      ['webhooks: verify 1 KB body', 'verifications/s', 'vs by hand'],
+      `webhooks: durable server, ${delivery.concurrency} writers|changes (events) per second|vs no webhook`,
       [
-        [
-          'verifySignature, Node build (node:crypto)',
-          fmt.int(verify.node),
-          fmt.x(verify.node / verify.baseline),
-        ],
-        ['verifySignature, pure-JS build', fmt.int(verify.web), fmt.x(verify.web / verify.baseline)],
-        ['createHmac + timingSafeEqual by hand', fmt.int(verify.baseline), '1.00x'],
-      ],
-    ),
-    table(
-      [
-        `webhooks: durable server, ${delivery.concurrency} writers`,
-        'changes (events) per second',
-        'vs no webhook',
-      ],
-      [
-        [`${delivery.events} PATCHes, no webhook (baseline)`, fmt.int(without), '1.00x'],
-        [
-          `${delivery.events} PATCHes, each delivered to a webhook`,
-          fmt.int(delivery.with.perSecond),
-          fmt.x(delivery.with.perSecond / without),
-        ],
+        row(`${delivery.events} PATCHes, no webhook (baseline)`, without, without),
+        row(`${delivery.events} PATCHes, each delivered to a webhook`, delivery.with.perSecond, without),
       ],
     ),
   ].join('\n\n');

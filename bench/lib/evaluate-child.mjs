@@ -124,17 +124,19 @@ const userSets = { 'user-<n>': sequentialUsers(config.users), uuid: uuidUsers(co
 
 /** The four cases, flag kind x key set: the SDK loop and its floor, each a pass over all users. */
 const cases = [];
-for (const [flag, key, floorName, floorLoop] of [
+for (const [flag, key, floor, floorLoop] of [
   ['boolean', BOOLEAN_FLAG, 'Map.get', mapGetLoop],
   ['rollout 50 %', ROLLOUT_FLAG, 'Map.get + inlined murmur3', murmurFloorLoop],
 ])
   for (const [keys, users] of Object.entries(userSets))
     cases.push({
-      id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/${keys}`,
-      flag,
-      keys,
-      floorName,
-      calls: users.length,
+      info: {
+        id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/${keys}`,
+        flag,
+        keys,
+        floor,
+        calls: users.length,
+      },
       sdk: { run: () => sdkLoop(client, key, users), n: users.length },
       floor: { run: () => floorLoop(floorMap, key, users), n: users.length },
     });
@@ -143,15 +145,12 @@ function warmUp() {
   const hits = {};
   for (let p = 0; p < config.warmupPasses; p++)
     for (const c of cases) {
-      const s = pass(c.sdk.run, c.calls).hits;
-      const f = pass(c.floor.run, c.calls).hits;
-      if (s !== f) throw new Error(`${c.id}: the SDK says true ${s} times, the floor ${f} times`);
-      hits[c.id] = s;
+      const [s, f] = [c.sdk, c.floor].map((x) => pass(x.run, x.n).hits);
+      if (s !== f) throw new Error(`${c.info.id}: the SDK says true ${s} times, the floor ${f} times`);
+      hits[c.info.id] = s;
     }
   return hits;
 }
-
-const describe = ({ id, flag, keys, floorName, calls }) => ({ id, flag, keys, floor: floorName, calls });
 
 async function timing() {
   const { rounds, passes } = config;
@@ -162,11 +161,11 @@ async function timing() {
   for (let r = 0; r < rounds; r++) {
     const line = cases.map((c) => {
       const { ns, baseNs } = per.get(c).round(c.sdk, c.floor, passes, r);
-      return `${c.id} ${ns.toFixed(1)}/${baseNs.toFixed(1)} ns`;
+      return `${c.info.id} ${ns.toFixed(1)}/${baseNs.toFixed(1)} ns`;
     });
     err(`  round ${r + 1}/${rounds} (CPU ns/call, sdk/floor): ${line.join(', ')}`);
   }
-  return { cases: cases.map((c) => ({ ...describe(c), trueAnswers: hits[c.id], ...per.get(c).summary() })) };
+  return { cases: cases.map((c) => ({ ...c.info, trueAnswers: hits[c.info.id], ...per.get(c).summary() })) };
 }
 
 async function garbage() {
@@ -174,13 +173,11 @@ async function garbage() {
   const meter = await garbageMeter(config.garbageSamples);
   const out = [];
   for (const c of cases) {
-    const sdk = await meter.sample(c.sdk.run, c.calls);
-    const floor = await meter.sample(c.floor.run, c.calls);
-    const row = { ...describe(c), sdk, floor };
-    err(
-      `  ${c.id}: sdk ${sdk.perUnit.toFixed(3)} B/call (${sdk.gcs} GCs), floor ${floor.perUnit.toFixed(3)} B/call (${floor.gcs} GCs)`,
-    );
-    out.push(row);
+    const sdk = await meter.sample(c.sdk.run, c.sdk.n);
+    const floor = await meter.sample(c.floor.run, c.floor.n);
+    const line = (x) => `${x.perUnit.toFixed(3)} B/call (${x.gcs} GCs)`;
+    err(`  ${c.info.id}: sdk ${line(sdk)}, floor ${line(floor)}`);
+    out.push({ ...c.info, sdk, floor });
   }
   meter.stop();
   return { controlBytes: meter.control, cases: out };
