@@ -8,18 +8,23 @@
 import './styles.css';
 import './feedback.css';
 import './lists.css';
+import './targeting.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, messageOf, setUnauthorizedHandler } from './api.js';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { EnvNav, Header } from './components/layout.js';
 import { openEvents, resetStreamCounts } from './events.js';
-import { type Route, useRoute } from './route.js';
+import { envHref, type Route, useRoute } from './route.js';
 import { ConnectScreen } from './screens/connect.js';
+import { FlagPage } from './screens/flag-page/flag-page.js';
+import { NewFlagPage } from './screens/flag-page/new-flag-page.js';
 import { FlagsScreen } from './screens/flags.js';
 import { HistoryScreen } from './screens/history.js';
 import { KeysScreen } from './screens/keys.js';
 import { OverviewScreen } from './screens/overview.js';
+import { SegmentPage } from './screens/segments/segment-page.js';
+import { SegmentsScreen } from './screens/segments/segments-list.js';
 import { type CredentialKind, credentialKind, exchangeToken, SignIn } from './screens/sign-in.js';
 import { WebhooksScreen } from './screens/webhooks.js';
 
@@ -189,7 +194,23 @@ function Screen({ route }: { route: Route }) {
   const key = `${project}/${env}`;
   switch (route.tab) {
     case 'flags':
-      return <FlagsScreen key={key} project={project} env={env} />;
+      if (route.creating) return <NewFlagPage key={key} project={project} env={env} />;
+      if (route.flag !== undefined)
+        return <FlagPage key={`${key}/${route.flag}`} project={project} env={env} flagKey={route.flag} />;
+      return (
+        <>
+          <p class="page-actions">
+            <a href={envHref(project, env, 'new-flag')}>New flag with variants (text, number or JSON)</a>
+          </p>
+          <FlagsScreen key={key} project={project} env={env} />
+        </>
+      );
+    case 'segments':
+      if (route.flag !== undefined)
+        return (
+          <SegmentPage key={`${key}/${route.flag}`} project={project} env={env} segmentKey={route.flag} />
+        );
+      return <SegmentsScreen key={key} project={project} env={env} />;
     case 'history':
       return <HistoryScreen key={key} project={project} env={env} flag={route.flag} />;
     case 'keys':

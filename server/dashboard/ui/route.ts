@@ -1,12 +1,28 @@
-/** Hash routes: `#/` and `#/env/PROJECT/ENV/TAB[/FLAG]`. */
+/**
+ * Hash routes: `#/`, `#/env/PROJECT/ENV/TAB`, `#/env/P/E/flags/FLAG` (a flag's page),
+ * `#/env/P/E/segments/SEGMENT` (a segment's page), `#/env/P/E/history/FLAG` (one flag's history,
+ * `segment:KEY` for a segment's) and `#/env/P/E/new-flag` (a flag with variants).
+ */
 import { useEffect, useState } from 'preact/hooks';
 
-export const TABS = ['flags', 'history', 'keys', 'webhooks', 'connect'] as const;
+export const TABS = ['flags', 'segments', 'history', 'keys', 'webhooks', 'connect'] as const;
 export type Tab = (typeof TABS)[number];
 
+/** Tabs whose page may name one item (a flag, a segment) after the tab. */
+const WITH_ITEM: readonly Tab[] = ['flags', 'segments', 'history'];
+
 export type Route =
+  | {
+      name: 'env';
+      project: string;
+      env: string;
+      tab: Tab;
+      /** The flag (or segment) the page is about. */
+      flag: string | undefined;
+      /** The page that creates a flag with variants (under the flags tab). */
+      creating?: true;
+    }
   | { name: 'overview' }
-  | { name: 'env'; project: string; env: string; tab: Tab; flag: string | undefined }
   | { name: 'not-found' };
 
 function decode(segment: string): string | undefined {
@@ -26,14 +42,23 @@ export function parseHash(hash: string): Route {
   if (head !== 'env' || !project || !env || rest.length > 0) return { name: 'not-found' };
   if (tab === undefined || parts.length === 3)
     return { name: 'env', project, env, tab: 'flags', flag: undefined };
+  if (tab === 'new-flag' && flag === undefined)
+    return { name: 'env', project, env, tab: 'flags', flag: undefined, creating: true };
   if (!(TABS as readonly string[]).includes(tab)) return { name: 'not-found' };
-  if (flag !== undefined && (tab !== 'history' || flag === '')) return { name: 'not-found' };
+  if (flag !== undefined && (!WITH_ITEM.includes(tab as Tab) || flag === '')) return { name: 'not-found' };
   return { name: 'env', project, env, tab: tab as Tab, flag };
 }
 
-export function envHref(project: string, env: string, tab: Tab, flag?: string): string {
-  const parts = ['#', 'env', project, env, tab, ...(flag ? [flag] : [])];
+/** `#/env/P/E/TAB[/ITEM]`, each part encoded. */
+export function envHref(project: string, env: string, tab: Tab | 'new-flag', item?: string): string {
+  const parts = ['#', 'env', project, env, tab, ...(item ? [item] : [])];
   return parts.map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/');
+}
+
+/** A page of the environment the address bar shows now (for a row that is not told which). */
+export function hereHref(tab: Tab, item?: string): string {
+  const route = parseHash(location.hash);
+  return route.name === 'env' ? envHref(route.project, route.env, tab, item) : '#/';
 }
 
 export function navigate(href: string): void {

@@ -1,6 +1,7 @@
 /** Shapes of the admin API's answers (`docs/protocol.md` §10.3, §8.3). */
 export type { Flag, FlagType, Webhook, WebhookEventKind } from '../../../src/core/types.js';
 
+import type { Clause } from '../../../src/core/targeting/types.js';
 import type {
   WebhookDeliveryAttempt,
   WebhookDeliveryRecord,
@@ -39,3 +40,18 @@ export type Delivery = WebhookDeliveryRecord;
 export type { KeyView as ApiKeyView } from '../../state/admin-service.js';
 /** A change as the history lists it, and through which credential. */
 export type { Actor, HistoryEntry } from '../../state/model.js';
+/** A segment as `/segments` answers it (`docs/protocol.md` §12.3). */
+export interface SegmentView {
+  key: string;
+  description: string | null;
+  included: string[];
+  excluded: string[];
+  rules: SegmentRule[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A segment's rule: conditions only (a segment serves nothing). */
+export interface SegmentRule {
+  clauses: Clause[];
+}

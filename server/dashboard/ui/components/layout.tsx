@@ -16,6 +16,7 @@ export function Header({ onSignOut }: { onSignOut: (() => void) | undefined }) {
 
 const LINKS: Array<[Tab, string]> = [
   ['flags', 'Flags'],
+  ['segments', 'Segments'],
   ['history', 'History'],
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],

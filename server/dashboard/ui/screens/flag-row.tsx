@@ -8,6 +8,7 @@ import { CellLabel } from '../components/bits.js';
 import { FeedbackNote, useFeedback } from '../components/feedback.js';
 import { LongText } from '../components/long-text.js';
 import { Switch } from '../components/switch.js';
+import { hereHref } from '../route.js';
 import type { Flag } from '../types.js';
 import { DescriptionEditor } from './description-editor.js';
 import { RolloutControl } from './rollout-control.js';
@@ -55,7 +56,9 @@ export function FlagRow({ flag, editing, onEdit, onStopEditing, onPatch, onDelet
   return (
     <tr>
       <td class="mono key">
-        <bdi>{key}</bdi>
+        <a href={hereHref('flags', key)}>
+          <bdi>{key}</bdi>
+        </a>
       </td>
       <td class="type">
         <CellLabel text="Type" />

@@ -1,0 +1,177 @@
+/**
+ * `#/env/P/E/flags/KEY`: one flag's targeting, edited the way it is evaluated
+ * (`docs/protocol.md` §12.4): on/off, variants and the off variant, prerequisites, individual
+ * targets, ordered rules, the default rule; "who gets what" for any user, saved and edited side
+ * by side. Nothing is sent until "Review and save" has shown, in sentences, what would change;
+ * a change made elsewhere meanwhile is announced, never overwritten silently (`useLiveEdit`).
+ */
+import { useState } from 'preact/hooks';
+import { ApiError, api, envApi, messageOf } from '../../api.js';
+import { ErrorText } from '../../components/bits.js';
+import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
+import { FeedbackNote, useFeedback } from '../../components/feedback.js';
+import { ReviewDialog } from '../../components/review-dialog.js';
+import { useEnvChanges } from '../../events.js';
+import { useResource } from '../../resource.js';
+import { envHref } from '../../route.js';
+import { changesBetween } from '../../targeting/diff.js';
+import { bodyOf, DRAFT_FIELDS, type Draft, draftOf, patchOf, pathOf } from '../../targeting/draft.js';
+import type { Flag } from '../../types.js';
+import { useLiveEdit } from '../live-edit.js';
+import { FlagSections } from './flag-sections.js';
+import { WhoGetsWhat } from './who-gets-what.js';
+
+interface Props {
+  project: string;
+  env: string;
+  flagKey: string;
+}
+
+type Segment = { key: string };
+
+export function FlagPage({ project, env, flagKey }: Props) {
+  const envId = `${project}/${env}`;
+  const live = useLiveEdit<Flag, Draft>(envApi(project, env, 'flags', flagKey), envId, draftOf);
+  const flagsPath = envApi(project, env, 'flags');
+  const flags = useResource(() => api<Flag[]>(flagsPath), flagsPath);
+  const segmentsPath = envApi(project, env, 'segments');
+  const segments = useResource(() => api<Segment[]>(segmentsPath), segmentsPath);
+  useEnvChanges(envId, () => {
+    flags.reload();
+    segments.reload();
+  });
+  const [reviewing, setReviewing] = useState(false);
+  const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
+  const [match, setMatch] = useState<{ rule: number | undefined; user: string }>();
+  const saved = useFeedback();
+  const { saved: flag, draft } = live;
+
+  if (!flag || !draft) {
+    return (
+      <>
+        <p>
+          <a href={envHref(project, env, 'flags')}>← All flags</a>
+        </p>
+        <h2>
+          Flag <bdi>{flagKey}</bdi>
+        </h2>
+        {live.error ? <ErrorText message={live.error} /> : <p>Loading…</p>}
+      </>
+    );
+  }
+
+  const savedDraft = draftOf(flag);
+  const fields = DRAFT_FIELDS as unknown as string[];
+  const changes = changesBetween(savedDraft as never, draft as never, fields);
+  const save = async (): Promise<string | undefined> => {
+    live.setSaving(true);
+    try {
+      const after = await api<Flag>(envApi(project, env, 'flags', flagKey), {
+        method: 'PATCH',
+        body: patchOf(savedDraft, draft),
+      });
+      live.onSaved(after);
+      setRefusal(undefined);
+      setReviewing(false);
+      saved.set({
+        kind: 'saved',
+        text: `Saved: ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}.`,
+      });
+      return undefined;
+    } catch (err) {
+      const found = pathOf(messageOf(err));
+      if (err instanceof ApiError && err.code === 'VALIDATION_ERROR' && found.path) {
+        // Shown where it points: the dialog closes so the control and its message are in reach.
+        setRefusal(found);
+        setReviewing(false);
+        saved.set({
+          kind: 'error',
+          network: false,
+          text: `Not saved: ${messageOf(err)} It is shown where it applies.`,
+        });
+        return undefined;
+      }
+      return messageOf(err);
+    } finally {
+      live.setSaving(false);
+    }
+  };
+  const marks = new Map<number, string>();
+  if (match?.rule !== undefined)
+    marks.set(match.rule, `Who gets what: ${match.user} gets this rule (with your changes)`);
+
+  return (
+    <>
+      <p>
+        <a href={envHref(project, env, 'flags')}>← All flags</a>
+      </p>
+      <h2>
+        Flag <bdi>{flag.key}</bdi> <span class="badge">{flag.type}</span>
+      </h2>
+      {live.elsewhere && (
+        <ChangedElsewhere
+          what={`Flag ${flag.key}`}
+          changes={changesBetween(savedDraft as never, draftOf(live.elsewhere) as never, fields)}
+          onReload={() => {
+            live.reload();
+            setRefusal(undefined);
+          }}
+          onKeep={live.keep}
+        />
+      )}
+      <div aria-hidden={reviewing ? 'true' : undefined}>
+        <FlagSections
+          project={project}
+          env={env}
+          flag={flag}
+          draft={draft}
+          setDraft={live.setDraft}
+          flags={flags.data ?? []}
+          segments={(segments.data ?? []).map((s) => s.key)}
+          refusal={refusal}
+          marks={marks}
+        />
+        <WhoGetsWhat
+          project={project}
+          env={env}
+          flagKey={flag.key}
+          savedJson={JSON.stringify(flag)}
+          savedRules={flag.rules ?? []}
+          draftRules={draft.rules}
+          draft={bodyOf(draft)}
+          onMatch={setMatch}
+        />
+        <div class="save-bar">
+          <span class="dirty">
+            {live.dirty
+              ? `${changes.length} unsaved ${changes.length === 1 ? 'change' : 'changes'}`
+              : 'No unsaved changes'}
+          </span>
+          <button type="button" class="primary" disabled={!live.dirty} onClick={() => setReviewing(true)}>
+            Review and save
+          </button>
+          <button
+            type="button"
+            disabled={!live.dirty}
+            onClick={() => {
+              live.discard();
+              setRefusal(undefined);
+            }}
+          >
+            Discard changes
+          </button>
+          <FeedbackNote feedback={saved} />
+        </div>
+      </div>
+      {reviewing && (
+        <ReviewDialog
+          title={`Save changes to ${flag.key}?`}
+          changes={changes}
+          saveLabel="Save changes"
+          onSave={save}
+          onClose={() => setReviewing(false)}
+        />
+      )}
+    </>
+  );
+}

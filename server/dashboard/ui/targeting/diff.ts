@@ -1,0 +1,197 @@
+/**
+ * What changed in a targeting field, as sentences (`docs/protocol.md` §12.5: the history holds
+ * each changed field whole, old and new): rules matched by id (added, removed, moved, their
+ * conditions or what they serve changed), keys added and removed per variant or segment list,
+ * prerequisites, variants, serves. The review before saving and the history page both say
+ * changes with it, never as a JSON blob.
+ */
+import type { Clause, Prerequisite, Rule, Serve, Target } from '../../../../src/core/targeting/types.js';
+import { anyOf, conditionText, ruleText, serveText, valueText } from './words.js';
+
+type SegmentRule = { clauses: Clause[] };
+
+/** JSON with object keys sorted: the server may order a clause's fields otherwise than the page. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null)
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Whether two values are the same JSON, whatever the order of their objects' keys. */
+export const same = (a: unknown, b: unknown): boolean => a === b || canonical(a) === canonical(b);
+const asList = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
+
+/** "3 keys: ann, bob and carl" / "5,000 keys: ann, bob, … and 4,997 more". */
+export function keysText(keys: readonly string[], max = 5): string {
+  const count = `${keys.length.toLocaleString()} ${keys.length === 1 ? 'key' : 'keys'}`;
+  const shown = keys.slice(0, max);
+  const more = keys.length - shown.length;
+  return `${count}: ${more > 0 ? `${shown.join(', ')} and ${more.toLocaleString()} more` : anyOf(shown, 'and')}`;
+}
+
+/** Keys added and removed between two lists. */
+export function keyChanges(from: readonly string[], to: readonly string[]): string[] {
+  const before = new Set(from);
+  const after = new Set(to);
+  const added = to.filter((k) => !before.has(k));
+  const removed = from.filter((k) => !after.has(k));
+  const out: string[] = [];
+  if (added.length) out.push(`added ${keysText(added)}`);
+  if (removed.length) out.push(`removed ${keysText(removed)}`);
+  return out;
+}
+
+function ruleChanges(fromRules: Rule[], toRules: Rule[]): string[] {
+  const out: string[] = [];
+  const oldAt = new Map(fromRules.map((r, i) => [r.id, i]));
+  const newIds = new Set(toRules.map((r) => r.id));
+  fromRules.forEach((rule, i) => {
+    if (!newIds.has(rule.id)) out.push(`removed rule ${i + 1}: ${ruleText(rule)}`);
+  });
+  toRules.forEach((rule, i) => {
+    const at = oldAt.get(rule.id);
+    if (at === undefined) {
+      out.push(`added rule ${i + 1}: ${ruleText(rule)}`);
+      return;
+    }
+    const old = fromRules[at]!;
+    const name = `rule ${i + 1}`;
+    if (at !== i) out.push(`moved rule ${at + 1} to position ${i + 1} (${ruleText(rule)})`);
+    if (!same(old.clauses, rule.clauses))
+      out.push(`${name} now applies to ${conditionText(rule.clauses)} (was ${conditionText(old.clauses)})`);
+    if (!same(old.serve, rule.serve))
+      out.push(`${name} now serves ${serveText(rule.serve)} (was ${serveText(old.serve)})`);
+    if ((old.description ?? '') !== (rule.description ?? ''))
+      out.push(
+        `${name}'s description: ${valueText(old.description ?? '')} → ${valueText(rule.description ?? '')}`,
+      );
+  });
+  return out;
+}
+
+/** A segment's rules have no ids: the ones no longer there, and the new ones. */
+function segmentRuleChanges(fromRules: SegmentRule[], toRules: SegmentRule[]): string[] {
+  const before = fromRules.map((r) => conditionText(r.clauses));
+  const after = toRules.map((r) => conditionText(r.clauses));
+  return [
+    ...before.filter((t) => !after.includes(t)).map((t) => `removed rule: if ${t}`),
+    ...after.filter((t) => !before.includes(t)).map((t) => `added rule: if ${t}`),
+    ...(before.length === after.length && before.every((t) => after.includes(t)) && !same(before, after)
+      ? ['rules reordered']
+      : []),
+  ];
+}
+
+function targetChanges(from: Target[], to: Target[]): string[] {
+  const variants = [...new Set([...from, ...to].map((t) => t.variant))];
+  const keysOf = (list: Target[], variant: string) =>
+    list.filter((t) => t.variant === variant).flatMap((t) => t.keys);
+  return variants.flatMap((v) => keyChanges(keysOf(from, v), keysOf(to, v)).map((c) => `${v}: ${c}`));
+}
+
+const prerequisiteText = (p: Prerequisite) => `${p.flag} serves ${anyOf(p.variants)}`;
+
+function prerequisiteChanges(from: Prerequisite[], to: Prerequisite[]): string[] {
+  const byFlag = new Map(from.map((p) => [p.flag, p]));
+  const out: string[] = [];
+  for (const p of from) if (!to.some((q) => q.flag === p.flag)) out.push(`removed: ${prerequisiteText(p)}`);
+  for (const p of to) {
+    const old = byFlag.get(p.flag);
+    if (!old) out.push(`added: ${prerequisiteText(p)}`);
+    else if (!same(old.variants, p.variants))
+      out.push(`now ${prerequisiteText(p)} (was ${anyOf(old.variants)})`);
+  }
+  if (out.length === 0 && !same(from, to)) out.push('reordered');
+  return out;
+}
+
+function variantChanges(from: Record<string, unknown>, to: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(to)) {
+    if (!(name in from)) out.push(`added ${name} = ${valueText(value)}`);
+    else if (!same(from[name], value)) out.push(`${name}: ${valueText(from[name])} → ${valueText(value)}`);
+  }
+  for (const name of Object.keys(from)) if (!(name in to)) out.push(`removed ${name}`);
+  return out;
+}
+
+const plain = (v: unknown) => (v === null || v === undefined ? 'none' : valueText(v));
+
+/**
+ * The change of one field (`segment`: a segment's field) in sentences; `[]` when the readable
+ * form finds no difference. A field it does not know reads `old → new`.
+ */
+export function fieldChanges(field: string, from: unknown, to: unknown, segment = false): string[] {
+  switch (field) {
+    case 'rules':
+      return segment
+        ? segmentRuleChanges(asList(from), asList(to))
+        : ruleChanges(asList<Rule>(from), asList<Rule>(to));
+    case 'targets':
+      return targetChanges(asList(from), asList(to));
+    case 'included':
+    case 'excluded':
+      return keyChanges(asList(from), asList(to));
+    case 'prerequisites':
+      return prerequisiteChanges(asList(from), asList(to));
+    case 'variants':
+      return variantChanges((from ?? {}) as Record<string, unknown>, (to ?? {}) as Record<string, unknown>);
+    case 'fallthrough':
+      return same(from, to)
+        ? []
+        : [
+            `${serveText((to ?? undefined) as Serve | undefined)} (was ${serveText((from ?? undefined) as Serve | undefined)})`,
+          ];
+    case 'enabled':
+      return same(from, to)
+        ? []
+        : [`${to ? 'on' : 'off'} (was ${from === null ? 'none' : from ? 'on' : 'off'})`];
+    case 'percentage':
+      return same(from, to) ? [] : [`${plain(to)} % (was ${plain(from)} %)`];
+    default:
+      return same(from, to) ? [] : [`${plain(to)} (was ${plain(from)})`];
+  }
+}
+
+/** What a field is called on screen. */
+export const FIELD_NAMES: Record<string, string> = {
+  enabled: 'On/off',
+  percentage: 'Rollout',
+  description: 'Description',
+  variants: 'Variants',
+  offVariant: 'Off variant',
+  fallthrough: 'Default rule',
+  targets: 'Individual targets',
+  rules: 'Rules',
+  prerequisites: 'Prerequisites',
+  salt: 'Salt',
+  included: 'Included users',
+  excluded: 'Excluded users',
+  type: 'Type',
+};
+
+/** A change of one field, named and said in sentences. */
+export interface FieldChange {
+  field: string;
+  name: string;
+  lines: string[];
+}
+
+/** The fields of `to` that differ from `from`, each said in sentences (`segment`: a segment's). */
+export function changesBetween(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+  fields: readonly string[],
+  segment = false,
+): FieldChange[] {
+  return fields.flatMap((field) => {
+    if (same(from[field], to[field])) return [];
+    const lines = fieldChanges(field, from[field] ?? null, to[field] ?? null, segment);
+    return [{ field, name: FIELD_NAMES[field] ?? field, lines: lines.length ? lines : ['changed'] }];
+  });
+}
