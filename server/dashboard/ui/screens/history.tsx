@@ -1,7 +1,9 @@
 /**
- * `#/env/P/E/history[/FLAG]`: every committed change, newest first, of one flag or all. Values
- * users wrote (descriptions, key names) are isolated and shortened, each with a way to see it
- * whole; on a phone each change is a card.
+ * `#/env/P/E/history[/FLAG]`: every committed change, newest first, of one flag or all
+ * (`segment:KEY` for a segment's). Targeting changes read as sentences (rules added, moved or
+ * changed, keys added and removed: `targeting/diff.ts`), not as JSON. Values users wrote
+ * (descriptions, key names) are isolated and shortened, each with a way to see it whole; on a
+ * phone each change is a card.
  */
 import { useId } from 'preact/hooks';
 import { api, envApi } from '../api.js';
@@ -11,6 +13,7 @@ import { useEnvChanges } from '../events.js';
 import { actorText, dateTime, jsonish } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref, navigate } from '../route.js';
+import { FIELD_NAMES, fieldChanges } from '../targeting/diff.js';
 import type { Flag, HistoryEntry } from '../types.js';
 
 interface Props {
@@ -103,10 +106,7 @@ export function HistoryScreen({ project, env, flag }: Props) {
                     <CellLabel text="Changes" />
                     <ul class="changes">
                       {entry.changes.map((c) => (
-                        <li key={c.field}>
-                          {c.field}: <Value value={c.from} what={`the old ${c.field} of ${entry.flag}`} /> →{' '}
-                          <Value value={c.to} what={`the new ${c.field} of ${entry.flag}`} />
-                        </li>
+                        <Change key={c.field} change={c} entry={entry.flag} />
                       ))}
                     </ul>
                   </td>
@@ -121,6 +121,43 @@ export function HistoryScreen({ project, env, flag }: Props) {
         </TableWrap>
       )}
     </>
+  );
+}
+
+/** Fields whose changes read as sentences (rules added, keys removed...) rather than values. */
+const IN_WORDS = new Set([
+  'variants',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'included',
+  'excluded',
+]);
+
+/** One field's change: targeting in sentences (`targeting/diff.ts`), anything else `old → new`. */
+function Change({ change: c, entry }: { change: HistoryEntry['changes'][number]; entry: string }) {
+  if (IN_WORDS.has(c.field)) {
+    const lines = fieldChanges(c.field, c.from, c.to, entry.startsWith('segment:'));
+    return (
+      <li class="in-words">
+        {FIELD_NAMES[c.field] ?? c.field}:
+        <ul>
+          {lines.map((line, i) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the sentences of one change, in order
+            <li key={i}>
+              <LongText text={line} limit={160} lines={2} what={`a change of ${c.field} of ${entry}`} />
+            </li>
+          ))}
+        </ul>
+      </li>
+    );
+  }
+  return (
+    <li>
+      {c.field}: <Value value={c.from} what={`the old ${c.field} of ${entry}`} /> →{' '}
+      <Value value={c.to} what={`the new ${c.field} of ${entry}`} />
+    </li>
   );
 }
 

@@ -46,10 +46,35 @@ export function keyChanges(from: readonly string[], to: readonly string[]): stri
   return out;
 }
 
+/**
+ * The ids of the rules that moved: those outside a longest run of kept rules still in their old
+ * order (a swap of two is one rule moved, not two; a rule shifted by an insertion did not move).
+ */
+function movedIds(fromRules: Rule[], toRules: Rule[]): Set<string> {
+  const oldAt = new Map(fromRules.map((r, i) => [r.id, i]));
+  const kept = toRules.filter((r) => oldAt.has(r.id));
+  const old = kept.map((r) => oldAt.get(r.id)!);
+  const length = old.map(() => 1);
+  const before = old.map(() => -1);
+  let end = -1;
+  old.forEach((o, i) => {
+    for (let j = 0; j < i; j++)
+      if (old[j]! < o && length[j]! + 1 > length[i]!) {
+        length[i] = length[j]! + 1;
+        before[i] = j;
+      }
+    if (end < 0 || length[i]! >= length[end]!) end = i;
+  });
+  const inOrder = new Set<number>();
+  for (let i = end; i >= 0; i = before[i]!) inOrder.add(i);
+  return new Set(kept.filter((_, i) => !inOrder.has(i)).map((r) => r.id));
+}
+
 function ruleChanges(fromRules: Rule[], toRules: Rule[]): string[] {
   const out: string[] = [];
   const oldAt = new Map(fromRules.map((r, i) => [r.id, i]));
   const newIds = new Set(toRules.map((r) => r.id));
+  const moves = movedIds(fromRules, toRules);
   fromRules.forEach((rule, i) => {
     if (!newIds.has(rule.id)) out.push(`removed rule ${i + 1}: ${ruleText(rule)}`);
   });
@@ -61,7 +86,7 @@ function ruleChanges(fromRules: Rule[], toRules: Rule[]): string[] {
     }
     const old = fromRules[at]!;
     const name = `rule ${i + 1}`;
-    if (at !== i) out.push(`moved rule ${at + 1} to position ${i + 1} (${ruleText(rule)})`);
+    if (moves.has(rule.id)) out.push(`moved rule ${at + 1} to position ${i + 1} (${ruleText(rule)})`);
     if (!same(old.clauses, rule.clauses))
       out.push(`${name} now applies to ${conditionText(rule.clauses)} (was ${conditionText(old.clauses)})`);
     if (!same(old.serve, rule.serve))

@@ -102,8 +102,9 @@ export function FlagPage({ project, env, flagKey }: Props) {
 
   return (
     <>
-      <p>
+      <p class="page-links">
         <a href={envHref(project, env, 'flags')}>← All flags</a>
+        <a href={envHref(project, env, 'history', flag.key)}>History of this flag</a>
       </p>
       <h2>
         Flag <bdi>{flag.key}</bdi> <span class="badge">{flag.type}</span>

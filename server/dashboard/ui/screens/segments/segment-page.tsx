@@ -119,7 +119,10 @@ export function SegmentPage({
 
   return (
     <>
-      {back}
+      <p class="page-links">
+        <a href={envHref(project, env, 'segments')}>← All segments</a>
+        <a href={envHref(project, env, 'history', `segment:${segment.key}`)}>History of this segment</a>
+      </p>
       <h2>
         Segment <bdi>{segment.key}</bdi>
       </h2>
