@@ -337,7 +337,9 @@ describe('a change made elsewhere', () => {
     await elsewhere().waitFor();
     await elsewhere().getByRole('button', { name: 'Reload (drop my changes)' }).click();
     expect(await page().getByText('No unsaved changes').count()).toBe(1);
-    expect(await page().getByRole('list', { name: 'Users who get red' }).textContent()).toBe('ann×eve×fay×');
+    expect(await page().getByRole('list', { name: 'Users who get red (list)' }).textContent()).toBe(
+      'ann×eve×fay×',
+    );
     // Untouched, the page follows changes made elsewhere without asking.
     await sendOk(admin, 'PATCH', `${ENV}/flags/banner`, { enabled: false });
     await expect.poll(() => page().getByRole('switch', { name: 'Flag banner on' }).isChecked()).toBe(false);

@@ -174,7 +174,7 @@ export function ChipsInput(props: Props) {
         </div>
       )}
       {visible.length > 0 && (
-        <ul class="chip-list" aria-label={label}>
+        <ul class="chip-list" aria-label={`${label} (list)`}>
           {visible.map(({ value, i }) => {
             const shownText = typeof value === 'string' ? value : valueText(value);
             return (

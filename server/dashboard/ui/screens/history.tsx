@@ -135,10 +135,18 @@ const IN_WORDS = new Set([
   'excluded',
 ]);
 
+const isEmpty = (v: unknown): boolean =>
+  v === null ||
+  v === undefined ||
+  (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v).length === 0);
+
 /** One field's change: targeting in sentences (`targeting/diff.ts`), anything else `old → new`. */
 function Change({ change: c, entry }: { change: HistoryEntry['changes'][number]; entry: string }) {
   if (IN_WORDS.has(c.field)) {
     const lines = fieldChanges(c.field, c.from, c.to, entry.startsWith('segment:'));
+    // A list created empty is no change to speak of; one only reordered says so.
+    if (lines.length === 0 && isEmpty(c.from) && isEmpty(c.to)) return null;
+    if (lines.length === 0) lines.push('reordered');
     return (
       <li class="in-words">
         {FIELD_NAMES[c.field] ?? c.field}:

@@ -6,7 +6,7 @@
  * reload it (the edit is dropped) or to keep editing (the edit now goes on from it, and the
  * review before saving compares with it).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
@@ -31,13 +31,16 @@ export interface LiveEdit<T, D> {
   setSaving: (saving: boolean) => void;
   /** The save's answer: the new saved version, edited afresh. */
   onSaved: (value: T) => void;
+  /** Stops (or resumes) following changes: while this page deletes the thing, say. */
+  hold: (held: boolean) => void;
   /** The last load's failure. */
   error: string | undefined;
 }
 
 export function useLiveEdit<T, D>(path: string, envId: string, toDraft: (value: T) => D): LiveEdit<T, D> {
   const resource = useResource(() => api<T>(path), path);
-  useEnvChanges(envId, resource.reload);
+  const held = useRef(false);
+  useEnvChanges(envId, () => !held.current && resource.reload());
   const [saved, setSaved] = useState<T>();
   const [draft, setDraftState] = useState<D>();
   const [elsewhere, setElsewhere] = useState<T>();
@@ -80,6 +83,9 @@ export function useLiveEdit<T, D>(path: string, envId: string, toDraft: (value: 
       setDraftState(toDraft(value));
       setElsewhere(undefined);
       resource.mutate(() => value);
+    },
+    hold: (on) => {
+      held.current = on;
     },
     error: resource.error,
   };

@@ -18,18 +18,23 @@ interface Props {
   project: string;
   env: string;
   segmentKey: string;
+  /** Whether the page follows changes to the segment: not while it is being deleted from here. */
+  follow: (on: boolean) => void;
 }
 
-export function DeleteSegment({ project, env, segmentKey }: Props) {
+export function DeleteSegment({ project, env, segmentKey, follow }: Props) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; flags: string[] }>();
   const remove = async () => {
     setBusy(true);
+    // Its own deletion is no change to reload the segment for (it would be a 404).
+    follow(false);
     try {
       await api(envApi(project, env, 'segments', segmentKey), { method: 'DELETE' });
       navigate(envHref(project, env, 'segments'));
     } catch (err) {
+      follow(true);
       const flags = err instanceof ApiError && err.status === 409 ? flagsNamed(err.message) : [];
       setRefusal({ message: messageOf(err), flags });
     } finally {

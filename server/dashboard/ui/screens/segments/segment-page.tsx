@@ -199,7 +199,12 @@ export function SegmentPage({
               ))}
             </ul>
           )}
-          <DeleteSegment project={project} env={env} segmentKey={segment.key} />
+          <DeleteSegment
+            project={project}
+            env={env}
+            segmentKey={segment.key}
+            follow={(on) => live.hold(!on)}
+          />
         </Section>
         <div class="save-bar">
           <span class="dirty">
