@@ -3,7 +3,7 @@ import { defineConfig } from 'tsup';
 
 /**
  * Two builds:
- * - the library entry points (`flagwire`, `flagwire/server`) as ESM + CJS with
+ * - the library entry points (`flagwire`, `flagwire/server`, `flagwire/otel`, ...) as ESM + CJS with
  *   per-format declarations (`.d.ts` / `.d.cts`);
  * - the SDK entry again for Node (`dist/index.node.*`, picked by the `node` export condition),
  *   where webhook verification uses `node:crypto` instead of the pure-JS HMAC and a client with
@@ -20,6 +20,7 @@ export default defineConfig([
       testing: 'src/testing/index.ts',
       openfeature: 'src/openfeature/index.ts',
       'openfeature-web': 'src/openfeature/web/index.ts',
+      otel: 'src/otel/index.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,

@@ -173,7 +173,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
             lifecycle: new LifecycleService(db, service, admin),
             copies: new CopyService(db, service, checkPattern),
           }),
-          envRoutes,
+          // The usage reads and marks too (§13.7), as the dashboard's (not the SDKs' report endpoint).
+          envRoutes: [...envRoutes, ...usageApi.filter((route) => route.pattern.startsWith('usage/'))],
         })
       : undefined;
     const ofrep = createOfrepHandler({

@@ -3,7 +3,7 @@
  * runtimes; nothing here imports a `node:` module.
  */
 export { createClient } from './client/create-client.js';
-export type { ClientLogger, ClientOptions } from './client/options.js';
+export type { ClientLogger, ClientOptions, UsageOptions } from './client/options.js';
 export type {
   BooleanFlagKey,
   ClientEventName,
@@ -13,6 +13,7 @@ export type {
   ConnectionState,
   EvaluationDetail,
   EvaluationErrorCode,
+  EvaluationEvent,
   EvaluationReason,
   FlagChange,
   FlagDetail,
@@ -24,6 +25,7 @@ export type {
   IfTypedFlags,
   JsonFlag,
   JsonFlagKey,
+  ListenerOptions,
   NumberFlagKey,
   ReadyOptions,
   StringFlagKey,

@@ -62,10 +62,12 @@ console.log(client.isEnabled('new-checkout', { key: 'user-42' }), client.getStri
 `;
 
 it.each([
-  // Targeting inside (the evaluator and the linear-time machine), 11,204 B measured: issue 21's 11 KiB.
-  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 11 * 1024],
-  // 16,517 B measured.
-  ['the whole entry', `export * from 'flagwire';`, 17 * 1024],
+  // Targeting inside (the evaluator and the linear-time machine): 11,204 B measured, issue 21's
+  // 11 KiB. Usage reports are on by default (issue 24: counting, the reporter with its retries
+  // and page-hide sends, `on('evaluation')`), so every app ships them: +2,150 B, 13,354 B measured.
+  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13.25 * 1024],
+  // 18,797 B measured (usage reports inside).
+  ['the whole entry', `export * from 'flagwire';`, 18.5 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {
   const { gzipped, minified, inputs, text } = await measure(contents);
   console.log(
@@ -84,9 +86,9 @@ it.each([
   expect(gzipped).toBeLessThanOrEqual(budget);
 });
 
-it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 12.5 KiB (targeting inside)', async () => {
-  // 12,069 B measured.
-  const budget = 12.5 * 1024;
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 14 KiB (targeting and usage reports inside)', async () => {
+  // 12,069 B measured before usage reports, 14,211 B with them.
+  const budget = 14 * 1024;
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],

@@ -2,7 +2,9 @@
  * The measuring process of `sdk-evaluate` (bench/README.md):
  * `node [--expose-gc ...] bench/lib/evaluate-child.mjs timing|garbage CONFIG_JSON` prints one JSON
  * object (progress on stderr). `timing`: CPU ns per call of `client.isEnabled` and of its floor, in
- * alternating passes; `garbage`: bytes allocated per call. The client has `bootstrap` + `offline`;
+ * alternating passes; `garbage`: bytes allocated per call. The client has `bootstrap` + `offline`
+ * (so usage is off); a second client, never started, counts its evaluations for usage reports
+ * (issue 24: the `usage-on` cases, measured against the first client as their floor);
  * users `{ key }` are made up front, so the loops allocate nothing; the SDK and the floor of a case
  * must answer `true` as often (which checks the floor's murmur3 against the SDK's).
  */
@@ -42,6 +44,13 @@ function uuidUsers(n) {
 
 /** The SDK: what an application does. */
 function sdkLoop(client, flagKey, users) {
+  let hits = 0;
+  for (let i = 0; i < users.length; i++) if (client.isEnabled(flagKey, users[i])) hits++;
+  return hits;
+}
+
+/** The SDK with usage counting on: the same loop, its own function (its call site sees one client). */
+function sdkUsageLoop(client, flagKey, users) {
   let hits = 0;
   for (let i = 0; i < users.length; i++) if (client.isEnabled(flagKey, users[i])) hits++;
   return hits;
@@ -106,18 +115,27 @@ function murmurFloorLoop(map, flagKey, users) {
 // ---------------------------------------------------------------- set-up
 
 err(`  sdk-evaluate ${mode}: generating 2 x ${config.users.toLocaleString('en-US')} users...`);
+const bootstrap = [
+  ...appFlags(98),
+  { key: BOOLEAN_FLAG, type: 'boolean', enabled: true },
+  { key: ROLLOUT_FLAG, type: 'rollout', enabled: true, percentage: 50 },
+];
 const client = createClient({
   baseUrl: 'http://127.0.0.1:9/api/v1',
   apiKey: 'fw_live_BenchBenchBenchBenchBenchBench',
-  bootstrap: [
-    ...appFlags(98),
-    { key: BOOLEAN_FLAG, type: 'boolean', enabled: true },
-    { key: ROLLOUT_FLAG, type: 'rollout', enabled: true, percentage: 50 },
-  ],
+  bootstrap,
   offline: true,
   logger: false,
 });
 await client.ready();
+// Usage on (the default), never started: it counts every evaluation and sends nothing.
+const counting = createClient({
+  baseUrl: 'http://127.0.0.1:9/api/v1',
+  apiKey: 'fw_live_BenchBenchBenchBenchBenchBench',
+  bootstrap,
+  usage: { flushIntervalMs: 3_600_000 },
+  logger: false,
+});
 /** The floors' map: the same flags the client holds (`allFlags()` gives copies of its entries). */
 const floorMap = new Map(Object.entries(client.allFlags()));
 const userSets = { 'user-<n>': sequentialUsers(config.users), uuid: uuidUsers(config.users) };
@@ -140,6 +158,24 @@ for (const [flag, key, floor, floorLoop] of [
       sdk: { run: () => sdkLoop(client, key, users), n: users.length },
       floor: { run: () => floorLoop(floorMap, key, users), n: users.length },
     });
+// Usage counting on against off, on the sequential keys: the floor is the SDK without it.
+for (const [flag, key] of [
+  ['boolean', BOOLEAN_FLAG],
+  ['rollout 50 %', ROLLOUT_FLAG],
+]) {
+  const users = userSets['user-<n>'];
+  cases.push({
+    info: {
+      id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/usage-on`,
+      flag,
+      keys: 'user-<n>',
+      floor: 'the SDK, usage off',
+      calls: users.length,
+    },
+    sdk: { run: () => sdkUsageLoop(counting, key, users), n: users.length },
+    floor: { run: () => sdkLoop(client, key, users), n: users.length },
+  });
+}
 
 function warmUp() {
   const hits = {};

@@ -5,8 +5,9 @@
  *
  * Its parts: the flags (`flag-store.ts`), the loop that keeps them in step with the server and
  * answers `start()`, `ready()`, `status()` and `close()` (`sync-loop.ts`, a state machine over
- * the snapshot load, the stream and polling: `docs/protocol.md` §9), and here evaluation and
- * the listeners.
+ * the snapshot load, the stream and polling: `docs/protocol.md` §9), the usage reporter
+ * (`usage-reporter.ts`, §13.6: counts kept beside each flag, `flush()`, flushed by `close()`),
+ * and here evaluation and the listeners.
  */
 import { sdkFlag } from '../core/sdk-flag.js';
 import type { JsonValue } from '../core/targeting/types.js';
@@ -15,7 +16,9 @@ import { kindOfDefault, servedDetail, servedValue, type ValueKind } from './eval
 import { FlagStore } from './flag-store.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
 import { syncLoop } from './sync-loop.js';
-import type { FlagChange, FlagwireClient, User } from './types.js';
+import type { EvaluationEvent, FlagChange, FlagwireClient, User } from './types.js';
+import { Misses } from './usage-counts.js';
+import { usageReporter } from './usage-reporter.js';
 
 /**
  * Creates a client. Programmer errors (no `apiKey`, a bad `baseUrl`) throw here, at once.
@@ -41,15 +44,27 @@ export function clientParts(
   const { bootstrap } = o;
   const store = new FlagStore();
   const { flags, entries, context } = store;
+  // Usage counts (§13.2): beside each flag entry, and here what has no entry.
+  const misses = o.usage && new Misses();
+  store.counting = !!misses;
+  /** An evaluation of `flagKey`, which has no entry, counted (`undefined`: the entry there is none of). */
+  const missed = (flagKey: string): undefined => {
+    if (store.counting) misses!.add(flagKey, store.loaded);
+  };
+  /** `evaluation` listeners: while there are none, evaluating does nothing more. */
+  const evaluated: Array<(event: EvaluationEvent) => void> = [];
   /** The value `flagKey` serves `user`; never throws (anything unexpected: the default). */
   const value = <T>(flagKey: string, user: User | undefined, defaultValue: T, kind: ValueKind): T => {
+    if (evaluated.length > 0) return detail(flagKey, user, defaultValue, kind).value;
     try {
-      return servedValue(entries.get(flagKey), user, defaultValue, kind, context) as T;
+      const entry = entries.get(flagKey);
+      if (entry === undefined) return missed(flagKey) ?? defaultValue;
+      return servedValue(entry, user, defaultValue, kind, context) as T;
     } catch {
       return defaultValue;
     }
   };
-  /** `value` with why; never throws. */
+  /** `value` with why, told to the `evaluation` listeners; never throws. */
   const detail = <T>(
     flagKey: string,
     user: User | undefined,
@@ -57,12 +72,27 @@ export function clientParts(
     kind: ValueKind,
     named = true,
   ): FlagDetail<T> => {
+    let answer: FlagDetail<T>;
     try {
-      return servedDetail(entries.get(flagKey), user, defaultValue, kind, context, store.loaded, named);
+      const entry = entries.get(flagKey) ?? missed(flagKey);
+      answer = servedDetail(entry, user, defaultValue, kind, context, store.loaded, named);
     } catch {
-      return { value: defaultValue, reason: 'ERROR' };
+      answer = { value: defaultValue, reason: 'ERROR' };
     }
+    // Each listener gets its own copy: what it changes is never what the caller gets.
+    for (const listener of evaluated.slice()) listener({ ...answer, key: flagKey, user });
+    return answer;
   };
+  /** `listener`, its throws caught and logged. */
+  const guarded =
+    (event: string, listener: (...args: never[]) => void) =>
+    (...args: unknown[]) => {
+      try {
+        (listener as (...a: unknown[]) => void)(...args);
+      } catch (error) {
+        o.logger.error(`a "${event}" listener threw: ${(error as Error)?.stack ?? String(error)}`);
+      }
+    };
   const events = new EventTarget();
   const emit = (event: string, ...args: unknown[]) => {
     events.dispatchEvent(Object.assign(new Event(event), { args }));
@@ -81,8 +111,25 @@ export function clientParts(
     store.replace(bootstrap as SdkSnapshot);
   }
 
+  const loop = syncLoop(o, store, emit, emitChanges);
+  const reporter = misses && usageReporter(o, store, misses, () => loop.status().state);
   const client: FlagwireClient = {
-    ...syncLoop(o, store, emit, emitChanges),
+    ...loop,
+    start() {
+      reporter?.start();
+      loop.start();
+    },
+    ready(options) {
+      reporter?.start();
+      return loop.ready(options);
+    },
+    flush: async () => (reporter ? reporter.flush() : true),
+    async close() {
+      // Closed at once (nothing leaves closed, §9); what was counted is still sent, within timeoutMs.
+      const closed = loop.close();
+      await reporter?.close(o.timeoutMs);
+      return closed;
+    },
 
     isEnabled: (flagKey, user, defaultValue = false) =>
       value(flagKey, user, defaultValue === true, 'boolean'),
@@ -100,13 +147,28 @@ export function clientParts(
 
     on(event, listener, options) {
       // A new function each time: the same listener subscribed twice is two subscriptions.
-      const entry = (e: Event) => {
-        try {
-          (listener as (...a: unknown[]) => void)(...(e as Event & { args: unknown[] }).args);
-        } catch (error) {
-          o.logger.error(`a "${event}" listener threw: ${(error as Error)?.stack ?? String(error)}`);
-        }
-      };
+      const call = guarded(event, listener);
+      if (event === 'evaluation') {
+        // At most once per flag, user key and value, remembering the last 10,000 (`exposure`).
+        const seen = options?.exposure ? new Set<string>() : undefined;
+        const entry = (e: EvaluationEvent) => {
+          if (seen) {
+            const id = JSON.stringify([e.key, typeof e.user === 'string' ? e.user : e.user?.key, e.value]);
+            if (seen.has(id)) return;
+            if (seen.size >= 10_000) seen.clear();
+            seen.add(id);
+          }
+          call(e);
+        };
+        const off = () => {
+          const at = evaluated.indexOf(entry);
+          if (at >= 0) evaluated.splice(at, 1);
+        };
+        if (!options?.signal?.aborted) evaluated.push(entry);
+        options?.signal?.addEventListener('abort', off);
+        return off;
+      }
+      const entry = (e: Event) => call(...(e as Event & { args: unknown[] }).args);
       events.addEventListener(event, entry, { signal: options?.signal } as AddEventListenerOptions);
       return () => events.removeEventListener(event, entry);
     },

@@ -4,12 +4,14 @@
  * (`../core/evaluate.ts`), anything else through the one targeting evaluator
  * (`../core/targeting/evaluate.ts`). `servedValue` is the hot path of `isEnabled`, `getString`,
  * `getNumber` and `getJson`: one map lookup, nothing allocated; `servedDetail` builds the answer
- * with why.
+ * with why. Both count the evaluation in the entry's usage counters when it has them
+ * (`usage-counts.ts`, `docs/protocol.md` §13.2): one increment.
  */
 import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-store.js';
+import { slot } from './usage-counts.js';
 
 /** What a call asks for: `boolean` (`isEnabled`) fits `boolean` and `rollout` flags. */
 export type ValueKind = 'boolean' | 'string' | 'number' | 'json';
@@ -26,6 +28,23 @@ export const kindOfDefault = (value: unknown): ValueKind => {
 /** Whether a flag of `type` answers a call for `kind`. */
 const fits = (type: string, kind: ValueKind): boolean => kindOf(type) === kind;
 
+/** The counter slots of a plain flag's answers (variants `on` 0, `off` 1) and of the caller's default. */
+const OFF = slot(1, 'OFF');
+const ON = slot(0, 'ON');
+const IN = slot(0, 'ROLLOUT_IN');
+const OUT = slot(1, 'ROLLOUT_OUT');
+const MISSING = slot(1, 'MISSING_USER_KEY');
+const DEFAULT = slot(-1, 'ERROR');
+
+/** The slot of what a plain flag answered `user` (`evaluateFlag` says only the value). */
+function plainSlot(flag: FlagEntry['flag'], user: User | undefined, value: boolean): number {
+  if (!flag.enabled) return OFF;
+  if (flag.type !== 'rollout') return ON;
+  if (value) return IN;
+  const p = flag.percentage ?? 0;
+  return p > 0 && p < 100 && !(typeof user === 'string' ? user : user?.key) ? MISSING : OUT;
+}
+
 /** The value `entry` serves `user`, or `defaultValue` (no flag, another kind, an error). */
 export function servedValue(
   entry: FlagEntry | undefined,
@@ -35,13 +54,18 @@ export function servedValue(
   context: TargetingContext,
 ): unknown {
   if (entry === undefined) return defaultValue;
-  if (entry.plain)
-    return kind === 'boolean'
-      ? evaluateFlag(entry.flag, user, defaultValue === true, entry.prefix)
-      : defaultValue;
-  const { compiled } = entry;
-  if (!fits(compiled.type, kind)) return defaultValue;
+  const { compiled, n } = entry;
+  if (entry.plain && kind === 'boolean') {
+    const value = evaluateFlag(entry.flag, user, defaultValue === true, entry.prefix);
+    if (n) n[plainSlot(entry.flag, user, value)]!++;
+    return value;
+  }
+  if (!fits(compiled.type, kind)) {
+    if (n) n[DEFAULT]!++;
+    return defaultValue;
+  }
   const index = evaluateVariant(compiled, user, context);
+  if (n) n[slot(index, OUTCOME.reason)]!++;
   return index < 0 ? defaultValue : compiled.values[index];
 }
 
@@ -59,17 +83,21 @@ export function servedDetail<T>(
   named: boolean,
 ): FlagDetail<T> {
   if (entry === undefined) return { value: defaultValue, reason: loaded ? 'FLAG_NOT_FOUND' : 'NOT_READY' };
-  const { compiled } = entry;
+  const { compiled, n } = entry;
   const { version } = entry.flag;
-  if (!fits(compiled.type, kind))
+  if (!fits(compiled.type, kind)) {
+    if (n) n[DEFAULT]!++;
     return { value: defaultValue, reason: 'ERROR', errorCode: 'TYPE_MISMATCH', version };
+  }
   if (entry.plain) {
     const detail = evaluateDetail(entry.flag, user, defaultValue === true, loaded, entry.prefix);
+    if (n) n[slot(detail.value ? 0 : 1, detail.reason)]!++;
     if (named) detail.variant = detail.value ? 'on' : 'off';
     return detail as FlagDetail<unknown> as FlagDetail<T>;
   }
   const index = evaluateVariant(compiled, user, context);
   const { reason } = OUTCOME;
+  if (n) n[slot(index, reason)]!++;
   if (index < 0) return { value: defaultValue, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', version };
   const detail: FlagDetail<T> = {
     value: compiled.values[index] as T,

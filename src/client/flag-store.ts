@@ -24,6 +24,7 @@ import { TARGETING_FIELDS } from '../core/targeting/types.js';
 import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 import { dependents } from './dependents.js';
 import type { FlagChange } from './types.js';
+import { counters } from './usage-counts.js';
 
 /**
  * What applying an update did: nothing (`stale`: old or repeated), nothing because it is of
@@ -44,6 +45,11 @@ export interface FlagEntry {
   plain: boolean;
   /** Plain rollouts: the hash state of `key + ':'`, so evaluation hashes only the user key. */
   prefix: Murmur3Prefix | undefined;
+  /**
+   * Evaluations of this version since the last usage report, a slot per variant and reason
+   * (`usage-counts.ts`); `undefined` when the client does not count (`usage: false`).
+   */
+  n: number[] | undefined;
 }
 
 /** Parses `<epoch>:<revision>`. */
@@ -88,6 +94,10 @@ export class FlagStore {
   epoch: string | undefined;
   /** Whether a snapshot (or a flag) was ever applied (set by the store only). */
   loaded = false;
+  /** Whether new entries count their evaluations (usage reports, `docs/protocol.md` §13). */
+  counting = false;
+  /** Entries replaced or dropped with counts not yet reported (while `counting`). */
+  retired: FlagEntry[] = [];
   /** The newest revision applied (snapshot or update). */
   #revision = -1;
   /** The revision of the last snapshot applied. */
@@ -170,11 +180,13 @@ export class FlagStore {
       flag.salt === undefined &&
       compiled.malformed === undefined;
     this.flags.set(key, flag);
+    this.#retire(key);
     this.entries.set(key, {
       flag,
       compiled,
       plain,
       prefix: plain && type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined,
+      n: this.counting ? counters(compiled.names.length) : undefined,
     });
     this.loaded = true;
     return { key, before, after: flag };
@@ -185,8 +197,15 @@ export class FlagStore {
     const before = this.flags.get(key);
     if (!before) return undefined;
     this.flags.delete(key);
+    this.#retire(key);
     this.entries.delete(key);
     return { key, before, after: undefined };
+  }
+
+  /** Keeps the counts of `key`'s entry, which is about to be replaced or dropped, for the next report. */
+  #retire(key: string): void {
+    const n = this.entries.get(key)?.n;
+    if (this.counting && n?.some(Boolean)) this.retired.push(this.entries.get(key)!);
   }
 
   /** Sets one segment (also outside the server's history: the test client). */

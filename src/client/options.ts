@@ -10,6 +10,21 @@ export interface ClientLogger {
   error(message: string): void;
 }
 
+/** Usage reports (`docs/protocol.md` §13.6): what the client counts of its evaluations, sent to the server. */
+export interface UsageOptions {
+  /**
+   * How often the counts are reported; each wait is drawn from 75 to 125 % of it, so clients
+   * started together do not report together.
+   * @default 60000
+   */
+  flushIntervalMs?: number;
+  /**
+   * Your application, as usage insights show it: which apps evaluate a flag, and which versions.
+   * @example { name: 'checkout', version: '4.2.0' }
+   */
+  app?: { name: string; version?: string };
+}
+
 export interface ClientOptions {
   /**
    * The management base URL, with the version segment.
@@ -103,6 +118,13 @@ export interface ClientOptions {
    * @default max(60000, 2 * pollIntervalMs)
    */
   staleAfterMs?: number;
+  /**
+   * Count evaluations (per flag, version, variant and reason: never a user key or attribute)
+   * and report them to the server (`POST /sdk/usage`), so it can tell which flags are still
+   * evaluated, by which apps. `false` sends nothing; `offline: true` implies it.
+   * @default { flushIntervalMs: 60000 }
+   */
+  usage?: boolean | UsageOptions;
 }
 
 /** The options that are a positive number, with their defaults (`staleAfterMs`: see below). */
@@ -119,7 +141,7 @@ const NUMBERS = {
 
 /** The options after `resolveClientOptions`: every number set, the URLs and the header built. */
 export interface ResolvedClientOptions
-  extends Omit<ClientOptions, keyof typeof NUMBERS | 'logger' | 'fetch'>,
+  extends Omit<ClientOptions, keyof typeof NUMBERS | 'logger' | 'fetch' | 'usage'>,
     Record<keyof typeof NUMBERS, number> {
   /** The base URL, without a trailing slash. */
   base: string;
@@ -127,6 +149,8 @@ export interface ResolvedClientOptions
   fetch: typeof fetch;
   /** Where warnings and errors go (a no-op with `logger: false`). */
   logger: Pick<ClientLogger, 'warn' | 'error'>;
+  /** Usage reports' settings; `undefined` when the client reports nothing. */
+  usage: { flushIntervalMs: number; app: UsageOptions['app'] } | undefined;
 }
 
 /** Validates options (programmer errors throw at once) and fills in every default. */
@@ -155,5 +179,14 @@ export function resolveClientOptions(options: ClientOptions): ResolvedClientOpti
     resolved[name] = value ?? NUMBERS[name];
   }
   resolved.staleAfterMs ||= Math.max(60_000, 2 * resolved.pollIntervalMs);
+  const usage = options.usage ?? true;
+  resolved.usage = undefined;
+  if (usage && !options.offline) {
+    const { flushIntervalMs = 60_000, app } = usage === true ? {} : usage;
+    if (!(flushIntervalMs > 0)) fail('"usage.flushIntervalMs" must be a positive number');
+    if (app && !(typeof app.name === 'string' && app.name))
+      fail('"usage.app.name" must be a non-empty string');
+    resolved.usage = { flushIntervalMs, app };
+  }
   return resolved;
 }

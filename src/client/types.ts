@@ -81,6 +81,16 @@ export interface ClientStatus {
   lastError: FlagwireError | undefined;
 }
 
+/**
+ * One evaluation, as `on('evaluation')` listeners get it: the flag's key, the user, and the
+ * answer with why (`getDetail`'s: value, variant, reason, version, ...). Listeners get their own
+ * copy: changing it changes nothing returned.
+ */
+export interface EvaluationEvent extends FlagDetail<unknown> {
+  key: string;
+  user: User | undefined;
+}
+
 /** Events of `client.on(...)`. `change:<flagKey>` fires for one flag only. */
 export interface ClientEvents {
   /** Flags were loaded for the first time. */
@@ -91,6 +101,12 @@ export interface ClientEvents {
   status: (status: ClientStatus) => void;
   /** A connection problem. Fatal ones (401/403) also put the client in `failed`. */
   error: (error: FlagwireError) => void;
+  /**
+   * A flag was evaluated (`isEnabled`, `getString`, ..., `getDetail`): called synchronously,
+   * before the value is returned, for analytics or tracing (`flagwire/otel` maps it to
+   * OpenTelemetry's attributes). Nothing extra is done while no one listens.
+   */
+  evaluation: (event: EvaluationEvent) => void;
 }
 
 /** An event name of `client.on(...)`: `change:<flagKey>` names a key of `FlagwireFlags` once it is augmented. */
@@ -99,6 +115,19 @@ export type ClientEventName = keyof ClientEvents | `change:${FlagKey}`;
 export type ClientListener<E extends ClientEventName> = E extends keyof ClientEvents
   ? ClientEvents[E]
   : (change: FlagChange) => void;
+
+/** Options of `client.on(...)`. */
+export interface ListenerOptions {
+  /** Unsubscribes when aborted. */
+  signal?: AbortSignal;
+  /**
+   * `evaluation` only: call the listener at most once per flag, user key and value (an
+   * exposure), for experiment tracking. It remembers the last 10,000 of them, so a listener of
+   * a client that evaluates more distinct ones than that may hear one again.
+   * @default false
+   */
+  exposure?: boolean;
+}
 
 export interface ReadyOptions {
   /** Reject with a `TIMEOUT` error after this many milliseconds (the client keeps trying). */
@@ -155,15 +184,23 @@ export interface FlagwireClient {
   getDetail: IfTypedFlags<TypedGetDetail, UntypedGetDetail>;
   /** A copy of every flag the client holds, by key. */
   allFlags(): Record<string, SdkFlag>;
-  /** Subscribes; returns a function that unsubscribes. A throwing listener never stops the others. */
-  on<E extends ClientEventName>(
-    event: E,
-    listener: ClientListener<E>,
-    options?: { signal?: AbortSignal },
-  ): () => void;
+  /**
+   * Subscribes; returns a function that unsubscribes. A throwing listener is logged and never
+   * stops the others (nor, for `evaluation`, changes the value returned).
+   */
+  on<E extends ClientEventName>(event: E, listener: ClientListener<E>, options?: ListenerOptions): () => void;
   /** The connection state and the age of the data. */
   status(): ClientStatus;
-  /** Stops all network activity and timers. Idempotent; evaluation keeps answering from the last flags. */
+  /**
+   * Sends the usage counts now (`docs/protocol.md` §13.6), with every report still waiting:
+   * `true` once the server accepted all of them, `false` when some wait still (they are retried)
+   * or the server refuses usage. A serverless function awaits it before it returns.
+   */
+  flush(): Promise<boolean>;
+  /**
+   * Stops all network activity and timers at once, and resolves once what was counted for usage
+   * is sent (within `timeoutMs`). Idempotent; evaluation keeps answering from the last flags.
+   */
   close(): Promise<void>;
 }
 
