@@ -124,7 +124,10 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
   };
 }
 
-/** `GET /usage/clients`: most recently seen first, with how far behind each is. */
+/**
+ * `GET /usage/clients`: most recently seen first, with how far behind each is, and `at`, the
+ * server's usage clock when read, so a page says "last seen 3 minutes ago" by the server's time.
+ */
 export function clientList(env: Environment, now: number) {
   const clients = [...(env.usage?.clients.values() ?? [])].reverse().map((c) => {
     const match = c.eventId === null ? null : /^(.+):(\d+)$/s.exec(c.eventId);
@@ -143,7 +146,7 @@ export function clientList(env: Environment, now: number) {
       lastSeenAt: iso(c.lastSeen)!,
     };
   });
-  return { clients, revision: env.revision };
+  return { clients, revision: env.revision, at: iso(now)! };
 }
 
 /** `GET /usage/unknown`: keys evaluated that are not flags, most evaluated first. */

@@ -26,6 +26,8 @@ import { OverviewScreen } from './screens/overview.js';
 import { SegmentPage } from './screens/segments/segment-page.js';
 import { SegmentsScreen } from './screens/segments/segments-list.js';
 import { type CredentialKind, credentialKind, exchangeToken, SignIn } from './screens/sign-in.js';
+import { StaleScreen } from './screens/usage/stale-screen.js';
+import { UsageScreen } from './screens/usage/usage-screen.js';
 import { WebhooksScreen } from './screens/webhooks.js';
 
 /**
@@ -211,6 +213,9 @@ function Screen({ route }: { route: Route }) {
           <SegmentPage key={`${key}/${route.flag}`} project={project} env={env} segmentKey={route.flag} />
         );
       return <SegmentsScreen key={key} project={project} env={env} />;
+    case 'usage':
+      if (route.flag === 'stale') return <StaleScreen key={key} project={project} env={env} />;
+      return <UsageScreen key={key} project={project} env={env} />;
     case 'history':
       return <HistoryScreen key={key} project={project} env={env} flag={route.flag} />;
     case 'keys':

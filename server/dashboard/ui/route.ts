@@ -1,15 +1,16 @@
 /**
  * Hash routes: `#/`, `#/env/PROJECT/ENV/TAB`, `#/env/P/E/flags/FLAG` (a flag's page),
  * `#/env/P/E/segments/SEGMENT` (a segment's page), `#/env/P/E/history/FLAG` (one flag's history,
- * `segment:KEY` for a segment's) and `#/env/P/E/new-flag` (a flag with variants).
+ * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants) and
+ * `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`).
  */
 import { useEffect, useState } from 'preact/hooks';
 
-export const TABS = ['flags', 'segments', 'history', 'keys', 'webhooks', 'connect'] as const;
+export const TABS = ['flags', 'segments', 'usage', 'history', 'keys', 'webhooks', 'connect'] as const;
 export type Tab = (typeof TABS)[number];
 
 /** Tabs whose page may name one item (a flag, a segment) after the tab. */
-const WITH_ITEM: readonly Tab[] = ['flags', 'segments', 'history'];
+const WITH_ITEM: readonly Tab[] = ['flags', 'segments', 'history', 'usage'];
 
 export type Route =
   | {
@@ -46,6 +47,7 @@ export function parseHash(hash: string): Route {
     return { name: 'env', project, env, tab: 'flags', flag: undefined, creating: true };
   if (!(TABS as readonly string[]).includes(tab)) return { name: 'not-found' };
   if (flag !== undefined && (!WITH_ITEM.includes(tab as Tab) || flag === '')) return { name: 'not-found' };
+  if (tab === 'usage' && flag !== undefined && flag !== 'stale') return { name: 'not-found' };
   return { name: 'env', project, env, tab: tab as Tab, flag };
 }
 

@@ -17,6 +17,7 @@ export function Header({ onSignOut }: { onSignOut: (() => void) | undefined }) {
 const LINKS: Array<[Tab, string]> = [
   ['flags', 'Flags'],
   ['segments', 'Segments'],
+  ['usage', 'Usage'],
   ['history', 'History'],
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],
