@@ -5,25 +5,12 @@
  * are added up, as are repeated unknown keys.
  */
 import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../../src/core/limits.js';
+import { COUNTED_REASONS, MAX_COUNT_ROWS, MAX_UNKNOWN_KEYS } from '../../src/core/usage-limits.js';
 import { validationError } from '../errors.js';
 import type { CountRow, UsageRecord } from './usage-model.js';
 
-export const MAX_COUNT_ROWS = 5000;
-export const MAX_UNKNOWN_ROWS = 100;
-
-/** The reasons a count row may carry: an evaluation that read a flag (§9, §12.4). */
-export const COUNTED_REASONS: ReadonlySet<string> = new Set([
-  'ON',
-  'OFF',
-  'ROLLOUT_IN',
-  'ROLLOUT_OUT',
-  'MISSING_USER_KEY',
-  'PREREQUISITE_FAILED',
-  'TARGET_MATCH',
-  'RULE_MATCH',
-  'FALLTHROUGH',
-  'ERROR',
-]);
+/** The reasons a count row may carry (§9, §12.4). */
+const REASONS: ReadonlySet<string> = new Set(COUNTED_REASONS);
 
 const STATES = new Set([
   'idle',
@@ -113,7 +100,7 @@ export function parseUsageReport(body: unknown): UsageRecord {
   integer(window.end, 'window.end', start);
   record.counts = countRows(list(report.counts, 'counts', MAX_COUNT_ROWS));
   if (report.unknown !== undefined)
-    record.unknown = unknownRows(list(report.unknown, 'unknown', MAX_UNKNOWN_ROWS));
+    record.unknown = unknownRows(list(report.unknown, 'unknown', MAX_UNKNOWN_KEYS));
   for (const field of ['unknownDropped', 'notReady'] as const)
     if (report[field] !== undefined) integer(report[field], field, 0);
   return record;
@@ -133,8 +120,8 @@ function countRows(rows: unknown[]): CountRow[] {
         ? null
         : matching(row.variant, `${path}.variant`, VARIANT, 'a variant name or null');
     const reason = row.reason;
-    if (typeof reason !== 'string' || !COUNTED_REASONS.has(reason))
-      fail(`${path}.reason`, `must be one of ${[...COUNTED_REASONS].join(', ')}`);
+    if (typeof reason !== 'string' || !REASONS.has(reason))
+      fail(`${path}.reason`, `must be one of ${COUNTED_REASONS.join(', ')}`);
     const count = integer(row.count, `${path}.count`, 1);
     const id = `${key}\t${version}\t${variant}\t${reason}`;
     const held = sums.get(id);

@@ -5,27 +5,14 @@
  * table capped per report; evaluations before anything loaded in one number. `harvest` turns
  * them into a report's rows and starts them again at zero.
  */
+import { COUNTED_REASONS, MAX_COUNT_ROWS, MAX_UNKNOWN_KEYS } from '../core/usage-limits.js';
 import type { FlagEntry } from './flag-store.js';
 
-/** The reasons a count row carries, by code. */
-export const REASONS = [
-  'ON',
-  'OFF',
-  'ROLLOUT_IN',
-  'ROLLOUT_OUT',
-  'MISSING_USER_KEY',
-  'PREREQUISITE_FAILED',
-  'TARGET_MATCH',
-  'RULE_MATCH',
-  'FALLTHROUGH',
-  'ERROR',
-] as const;
-
 /** Slots per variant: one per reason. */
-export const R = REASONS.length;
+export const R = COUNTED_REASONS.length;
 
 /**
- * A reason's code, its index in `REASONS`: a `switch` on the evaluator's constant strings, the
+ * A reason's code, its index in `COUNTED_REASONS`: a `switch` on the evaluator's constant strings, the
  * likely ones first (a few ns less per evaluation than a keyed lookup).
  */
 function reasonCode(reason: string): number {
@@ -62,10 +49,6 @@ export const slot = (index: number, reason: string): number => (index + 1) * R +
 /** Counters of a flag entry with `variants` variants, all zero. */
 export const counters = (variants: number): number[] => new Array<number>((variants + 1) * R).fill(0);
 
-/** Rows of one report at most, and unknown keys listed at most (§13.2). */
-const MAX_ROWS = 5000;
-const MAX_UNKNOWN = 100;
-
 export interface CountRow {
   key: string;
   version: number;
@@ -88,14 +71,15 @@ export class Misses {
     }
     const count = this.unknown.get(key);
     if (count !== undefined) this.unknown.set(key, count + 1);
-    else if (this.unknown.size < MAX_UNKNOWN && key.length > 0 && key.length <= 256) this.unknown.set(key, 1);
+    else if (this.unknown.size < MAX_UNKNOWN_KEYS && key.length > 0 && key.length <= 256)
+      this.unknown.set(key, 1);
     else this.dropped++;
   }
 }
 
 /**
  * The counts of `entries` (the flags held, and those replaced or dropped since the last report)
- * as rows, each counter set back to zero; at most `MAX_ROWS`, the rest left for the next report.
+ * as rows, each counter set back to zero; at most `MAX_COUNT_ROWS`, the rest left for the next report.
  * Answers whether every counter was taken.
  */
 export function harvest(entries: Iterable<FlagEntry>, rows: CountRow[]): boolean {
@@ -106,9 +90,9 @@ export function harvest(entries: Iterable<FlagEntry>, rows: CountRow[]): boolean
     for (let i = 0; i < n.length; i++) {
       const count = n[i]!;
       if (count === 0) continue;
-      if (rows.length >= MAX_ROWS) return false;
+      if (rows.length >= MAX_COUNT_ROWS) return false;
       const variant = i < R ? null : (entry.compiled.names[Math.floor(i / R) - 1] ?? null);
-      rows.push({ key, version, variant, reason: REASONS[i % R]!, count });
+      rows.push({ key, version, variant, reason: COUNTED_REASONS[i % R]!, count });
       n[i] = 0;
     }
   }
