@@ -101,6 +101,10 @@ describe('GET /usage/stale', () => {
       snoozedUntil: null,
     });
     expect((await reader.usage.stale()).flags.map((f) => f.key)).toContain('snoozed');
+    // The clients' read is told by the server's clock (moved 32 days here), not the reader's.
+    const { at, revision } = await reader.usage.clients();
+    expect(Date.parse(at) - Date.now()).toBeGreaterThan(31 * DAY);
+    expect(revision).toEqual(expect.any(Number));
   });
 
   it('refuses a mark from a read-only key, of an unknown flag, or a bad body', async () => {

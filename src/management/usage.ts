@@ -98,7 +98,8 @@ export interface UsageCalls {
     mark: UsageMarkInput,
     options?: CallOptions,
   ): Promise<{ key: string; permanent: boolean; snoozedUntil: string | null }>;
-  clients(options?: CallOptions): Promise<{ clients: UsageClient[]; revision: number }>;
+  /** The clients, most recently seen first; `revision` the environment's now, `at` the server's time of the read. */
+  clients(options?: CallOptions): Promise<{ clients: UsageClient[]; revision: number; at: string }>;
   unknown(options?: CallOptions): Promise<UnknownKeyUsage[]>;
 }
 
