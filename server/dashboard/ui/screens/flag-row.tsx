@@ -1,7 +1,8 @@
 /**
  * One flag in the table (a card on a phone): its switch, its rollout, its description, each
- * with what became of its last change right next to it. Changes are shown at once and rolled
- * back by the screen when the server does not take them (`onPatch`).
+ * with what became of its last change right next to it, and its usage when the server keeps it.
+ * Changes are shown at once and rolled back by the screen when the server does not take them
+ * (`onPatch`).
  */
 import type { UpdateFlagInput } from '../../../../src/core/types.js';
 import { CellLabel } from '../components/bits.js';
@@ -10,6 +11,8 @@ import { LongText } from '../components/long-text.js';
 import { Switch } from '../components/switch.js';
 import { hereHref } from '../route.js';
 import type { Flag } from '../types.js';
+import type { FlagUsage } from '../usage/api.js';
+import { UsageCells } from '../usage/usage-cells.js';
 import { DescriptionEditor } from './description-editor.js';
 import { RolloutControl } from './rollout-control.js';
 
@@ -18,6 +21,10 @@ export type PatchOutcome = { ok: true } | { ok: false; message: string; network:
 
 interface Props {
   flag: Flag;
+  /** Its usage; `null` when the server has none for it yet, `undefined`: no usage columns. */
+  usage: FlagUsage | null | undefined;
+  /** The time "last evaluated" is measured against. */
+  now: number;
   editing: boolean;
   onEdit: () => void;
   onStopEditing: () => void;
@@ -25,7 +32,7 @@ interface Props {
   onDelete: () => void;
 }
 
-export function FlagRow({ flag, editing, onEdit, onStopEditing, onPatch, onDelete }: Props) {
+export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPatch, onDelete }: Props) {
   const { key } = flag;
   const toggled = useFeedback();
   const described = useFeedback();
@@ -86,6 +93,7 @@ export function FlagRow({ flag, editing, onEdit, onStopEditing, onPatch, onDelet
           '—'
         )}
       </td>
+      {usage !== undefined && <UsageCells usage={usage ?? undefined} now={now} />}
       <td class="desc">
         <CellLabel text="Description" />
         {editing ? (

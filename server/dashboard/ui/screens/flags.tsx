@@ -1,6 +1,8 @@
 /**
  * `#/env/P/E/flags`: the environment's flags, created (the form comes first), filtered, changed in
- * place (shown at once, rolled back when the server does not take it), deleted.
+ * place (shown at once, rolled back when the server does not take it), deleted. With usage
+ * (`docs/protocol.md` §13.7, read again whenever the list is): when each was last evaluated, its
+ * last 24 hours, why it is stale; filtered to stale flags, or to keys evaluated that are not flags.
  */
 import { useId, useState } from 'preact/hooks';
 import { api, envApi } from '../api.js';
@@ -9,12 +11,16 @@ import { Dialog } from '../components/dialog.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
 import type { Flag } from '../types.js';
+import { type FlagUsage, usageRead } from '../usage/api.js';
+import { useNow } from '../usage/relative-time.js';
+import { UnknownKeys } from '../usage/unknown-keys.js';
 import { useAction } from '../use-action.js';
 import { FlagRow } from './flag-row.js';
 import { NewFlagForm } from './new-flag.js';
 import { useOptimisticPatch } from './optimistic-patch.js';
 
 type StateFilter = 'all' | 'on' | 'off';
+type UsageFilter = 'all' | 'stale' | 'unknown';
 
 const NEW_FLAG_KEY_ID = 'new-flag-key';
 
@@ -22,9 +28,17 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   const id = useId();
   const base = envApi(project, env, 'flags');
   const flags = useResource(() => api<Flag[]>(base), base);
-  useEnvChanges(`${project}/${env}`, flags.reload);
+  const usagePath = envApi(project, env, 'usage', 'flags');
+  const usage = useResource(() => usageRead<FlagUsage[]>(usagePath), usagePath);
+  const reload = () => {
+    flags.reload();
+    usage.reload();
+  };
+  useEnvChanges(`${project}/${env}`, reload);
+  const now = useNow();
   const [query, setQuery] = useState('');
   const [state, setState] = useState<StateFilter>('all');
+  const [used, setUsed] = useState<UsageFilter>('all');
   const [editing, setEditing] = useState<string>();
   const [deleting, setDeleting] = useState<string>();
   const patch = useOptimisticPatch(project, env, flags);
@@ -35,10 +49,14 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   };
 
   const list = flags.data;
+  // Usage off (`null`) or not loaded: no usage columns or filter.
+  const usageOf = usage.data && new Map(usage.data.map((u) => [u.key, u]));
+  const staleCount = usage.data?.filter((u) => u.stale).length ?? 0;
   const q = query.trim().toLowerCase();
   const shown = list?.filter(
     (f) =>
       (state === 'all' || (state === 'on') === f.enabled) &&
+      (used !== 'stale' || !!usageOf?.get(f.key)?.stale) &&
       (q === '' || f.key.toLowerCase().includes(q) || (f.description ?? '').toLowerCase().includes(q)),
   );
 
@@ -53,10 +71,11 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
             taken={list.map((f) => f.key)}
             onCreated={(flag) => {
               flags.mutate((l) => [...l.filter((f) => f.key !== flag.key), flag].sort(byKey));
-              flags.reload();
+              reload();
             }}
           />
         )}
+        <ErrorText message={usage.error && `Could not load usage: ${usage.error}`} />
         <ErrorText
           message={
             flags.error &&
@@ -86,9 +105,25 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                 <option value="off">Disabled</option>
               </select>
             </div>
+            {usageOf && (
+              <div class="field">
+                <label for={`${id}-u`}>Usage</label>
+                <select
+                  id={`${id}-u`}
+                  value={used}
+                  onChange={(e) => setUsed(e.currentTarget.value as UsageFilter)}
+                >
+                  <option value="all">Any</option>
+                  <option value="stale">Stale flags ({staleCount})</option>
+                  <option value="unknown">Keys evaluated that are not flags</option>
+                </select>
+              </div>
+            )}
           </div>
         )}
-        {!list || !shown ? (
+        {usageOf && used === 'unknown' ? (
+          <UnknownKeys project={project} env={env} now={now} />
+        ) : !list || !shown ? (
           !flags.error && <p>Loading…</p>
         ) : list.length === 0 ? (
           <EmptyState text="No flags yet. A flag is a switch your app asks about; start with one.">
@@ -97,12 +132,13 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
             </button>
           </EmptyState>
         ) : shown.length === 0 ? (
-          <EmptyState text="No flags match the search and state chosen.">
+          <EmptyState text="No flags match the search and filters chosen.">
             <button
               type="button"
               onClick={() => {
                 setQuery('');
                 setState('all');
+                setUsed('all');
               }}
             >
               Show all flags
@@ -117,6 +153,12 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                   <th scope="col">Type</th>
                   <th scope="col">State</th>
                   <th scope="col">Rollout</th>
+                  {usageOf && (
+                    <>
+                      <th scope="col">Last evaluated</th>
+                      <th scope="col">Last 24 h</th>
+                    </>
+                  )}
                   <th scope="col">Description</th>
                   <th scope="col">Actions</th>
                 </tr>
@@ -126,6 +168,8 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                   <FlagRow
                     key={flag.key}
                     flag={flag}
+                    usage={usageOf ? (usageOf.get(flag.key) ?? null) : undefined}
+                    now={now}
                     editing={editing === flag.key}
                     onEdit={() => setEditing(flag.key)}
                     onStopEditing={() => stopEditing(flag.key)}
@@ -146,7 +190,7 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
           onDeleted={() => {
             flags.mutate((l) => l.filter((f) => f.key !== deleting));
             setDeleting(undefined);
-            flags.reload();
+            reload();
           }}
         />
       )}

@@ -4,6 +4,7 @@
  * targets, ordered rules, the default rule; "who gets what" for any user, saved and edited side
  * by side. Nothing is sent until "Review and save" has shown, in sentences, what would change;
  * a change made elsewhere meanwhile is announced, never overwritten silently (`useLiveEdit`).
+ * Below, its usage: what SDKs evaluated, over time (`./usage-section.tsx`).
  */
 import { useState } from 'preact/hooks';
 import { ApiError, api, envApi, messageOf } from '../../api.js';
@@ -19,6 +20,7 @@ import { bodyOf, DRAFT_FIELDS, type Draft, draftOf, patchOf, pathOf } from '../.
 import type { Flag } from '../../types.js';
 import { useLiveEdit } from '../live-edit.js';
 import { FlagSections } from './flag-sections.js';
+import { UsageSection } from './usage-section.js';
 import { WhoGetsWhat } from './who-gets-what.js';
 
 interface Props {
@@ -142,6 +144,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
           draft={bodyOf(draft)}
           onMatch={setMatch}
         />
+        <UsageSection project={project} env={env} flag={flag} />
         <div class="save-bar">
           <span class="dirty">
             {live.dirty
