@@ -10,8 +10,9 @@ import { useState } from 'preact/hooks';
 import { ApiError, api, envApi, messageOf } from '../../api.js';
 import { ErrorText } from '../../components/bits.js';
 import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
-import { FeedbackNote, useFeedback } from '../../components/feedback.js';
+import { useFeedback } from '../../components/feedback.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
+import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
 import { useResource } from '../../resource.js';
 import { envHref } from '../../route.js';
@@ -145,27 +146,16 @@ export function FlagPage({ project, env, flagKey }: Props) {
           onMatch={setMatch}
         />
         <UsageSection project={project} env={env} flag={flag} />
-        <div class="save-bar">
-          <span class="dirty">
-            {live.dirty
-              ? `${changes.length} unsaved ${changes.length === 1 ? 'change' : 'changes'}`
-              : 'No unsaved changes'}
-          </span>
-          <button type="button" class="primary" disabled={!live.dirty} onClick={() => setReviewing(true)}>
-            Review and save
-          </button>
-          <button
-            type="button"
-            disabled={!live.dirty}
-            onClick={() => {
-              live.discard();
-              setRefusal(undefined);
-            }}
-          >
-            Discard changes
-          </button>
-          <FeedbackNote feedback={saved} />
-        </div>
+        <SaveBar
+          changes={changes.length}
+          dirty={live.dirty}
+          onReview={() => setReviewing(true)}
+          onDiscard={() => {
+            live.discard();
+            setRefusal(undefined);
+          }}
+          saved={saved}
+        />
       </div>
       {reviewing && (
         <ReviewDialog

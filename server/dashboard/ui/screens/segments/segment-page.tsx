@@ -12,9 +12,10 @@ import { ErrorText } from '../../components/bits.js';
 import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { CharCount, overBy } from '../../components/char-count.js';
 import { ChipsInput } from '../../components/chips-input.js';
-import { FeedbackNote, useFeedback } from '../../components/feedback.js';
+import { useFeedback } from '../../components/feedback.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
 import { emptyClause, RulesEditor } from '../../components/rules-editor.js';
+import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';
@@ -206,32 +207,17 @@ export function SegmentPage({
             follow={(on) => live.hold(!on)}
           />
         </Section>
-        <div class="save-bar">
-          <span class="dirty">
-            {live.dirty
-              ? `${changes.length} unsaved ${changes.length === 1 ? 'change' : 'changes'}`
-              : 'No unsaved changes'}
-          </span>
-          <button
-            type="button"
-            class="primary"
-            disabled={!live.dirty || overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
-            onClick={() => setReviewing(true)}
-          >
-            Review and save
-          </button>
-          <button
-            type="button"
-            disabled={!live.dirty}
-            onClick={() => {
-              live.discard();
-              setRefusal(undefined);
-            }}
-          >
-            Discard changes
-          </button>
-          <FeedbackNote feedback={saved} />
-        </div>
+        <SaveBar
+          changes={changes.length}
+          dirty={live.dirty}
+          blocked={overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
+          onReview={() => setReviewing(true)}
+          onDiscard={() => {
+            live.discard();
+            setRefusal(undefined);
+          }}
+          saved={saved}
+        />
       </div>
       {reviewing && (
         <ReviewDialog
