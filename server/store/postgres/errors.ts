@@ -32,3 +32,10 @@ export function isUnavailable(error: unknown): boolean {
 export function asStorageError(error: unknown): unknown {
   return isUnavailable(error) ? new StorageUnavailableError(undefined, { cause: error }) : error;
 }
+
+/** The answer to a read or write of a scope this instance can no longer follow (`follower.ts`). */
+export function lostError(scope: string): StorageUnavailableError {
+  return new StorageUnavailableError(
+    `entries of ${scope || 'the shared scope'} were deleted before this instance read them; it serves that scope again once restarted`,
+  );
+}

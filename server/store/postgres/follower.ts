@@ -25,8 +25,11 @@ export class Follower<Op> {
   readonly #options: FollowerOptions;
   /** Per scope, the newest entry memory holds. */
   readonly #applied = new Map<string, number>();
-  /** Scopes found with entries deleted before this instance read them (warned once). */
-  readonly #gapReported = new Set<string>();
+  /**
+   * Scopes found with entries deleted before this instance read them: memory cannot follow them
+   * any more (warned once), so the storage refuses their reads and writes (`docs/scaling.md`).
+   */
+  readonly #lost = new Set<string>();
   /** Per scope, a catch-up under way, and whether a newer notification came meanwhile. */
   readonly #catchingUp = new Map<string, { again: boolean }>();
   /** A catch-up of every scope is under way (the timer and reconnects do not pile up). */
@@ -43,6 +46,16 @@ export class Follower<Op> {
     return this.#applied.get(scope) ?? 0;
   }
 
+  /** Whether entries of `scope` this instance had not read were deleted: it no longer follows it. */
+  isLost(scope: string): boolean {
+    return this.#lost.has(scope);
+  }
+
+  /** The newest entry memory holds, per scope it still follows. */
+  positions(): Array<[string, number]> {
+    return [...this.#applied].filter(([scope]) => !this.#lost.has(scope));
+  }
+
   /** Records that memory holds `scope` up to entry `seq` (loaded, or committed by this instance). */
   advance(scope: string, seq: number): void {
     this.#applied.set(scope, seq);
@@ -53,20 +66,25 @@ export class Follower<Op> {
     this.#memory = memory;
   }
 
-  /** Reads the scope's entries after what memory holds and applies them, in order. */
+  /**
+   * Reads the scope's entries after what memory holds and applies them, in order. Entries after
+   * a gap are never applied: memory would skip what the gap held.
+   */
   async fetchAndApply(scope: string, db: pg.Pool | pg.PoolClient): Promise<void> {
+    if (this.#lost.has(scope)) return;
     const after = this.#applied.get(scope) ?? 0;
     const { rows } = await db.query<EntryRow<Op>>(
       'SELECT seq, ops FROM flagwire_entries WHERE scope = $1 AND seq > $2 ORDER BY seq',
       [scope, after],
     );
     const first = rows[0] && Number(rows[0].seq);
-    if (first && first > after + 1 && !this.#gapReported.has(scope)) {
-      // Someone deleted entries this instance had not read: it cannot catch up by itself.
-      this.#gapReported.add(scope);
+    if (first && first > after + 1) {
+      // Entries this instance had not read were deleted: it cannot catch up by itself.
+      this.#lost.add(scope);
       this.#options.warn(
         `entries ${after + 1} to ${first - 1} of ${scope || 'the shared scope'} were deleted before this instance read them; restart it to load from the snapshot`,
       );
+      return;
     }
     for (const row of rows) this.applyEntry(scope, Number(row.seq), row.ops);
   }
@@ -117,7 +135,7 @@ export class Follower<Op> {
     // The spanning scope first: what environments refer to is in place before them.
     rows.sort((a, b) => (a.scope === '' ? -1 : b.scope === '' ? 1 : 0));
     for (const row of rows)
-      if (Number(row.seq) > (this.#applied.get(row.scope) ?? 0))
+      if (Number(row.seq) > (this.#applied.get(row.scope) ?? 0) && !this.#lost.has(row.scope))
         await this.fetchAndApply(row.scope, this.#options.pool);
   }
 

@@ -43,6 +43,15 @@ export const MIGRATIONS: readonly string[] = [
      owner text NOT NULL,
      until timestamptz NOT NULL
    );`,
+  // Retention: per instance and scope, the newest entry its memory holds, reported on the
+  // catch-up timer. Entries a live instance has not read yet are never pruned (`retention.ts`).
+  `CREATE TABLE flagwire_positions (
+     owner text NOT NULL,
+     scope text NOT NULL,
+     seq bigint NOT NULL,
+     seen_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (owner, scope)
+   );`,
 ];
 
 /** Any 64-bit number of our own: the advisory lock that serializes migrations. */

@@ -13,6 +13,7 @@
  *   that connection, and on a slow timer, it catches up on every scope from the table.
  * - Leases (`flagwire_leases`): a named claim with an owner and an expiry, so that of several
  *   instances one does a job (a webhook attempt) at a time.
+ * - Retention (`retention.ts`): a scope's snapshot deletes the entries no live instance needs.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -20,11 +21,13 @@ import pg from 'pg';
 import { StorageClosedError, StorageUnavailableError } from '../errors.js';
 import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
-import { asStorageError, isUnavailable } from './errors.js';
+import { asStorageError, isUnavailable, lostError } from './errors.js';
 import { Follower } from './follower.js';
 import { giveLeaseBack, takeLease } from './leases.js';
 import { CHANNEL, CommitListener } from './listener.js';
+import { PositionReports, positionTtlMs, writeSnapshot } from './retention.js';
 import { migrate } from './schema.js';
+import { waitForDatabase } from './wait.js';
 
 export interface PostgresStorageOptions {
   url: string;
@@ -68,6 +71,9 @@ class PostgresStorage<Op> implements Storage<Op> {
   /** Per scope, the entry of its newest snapshot (written or being written). */
   readonly #snapshotSeq = new Map<string, number>();
   readonly #follower: Follower<Op>;
+  /** How long this instance's reported positions hold entries back (`retention.ts`). */
+  readonly #ttlMs: number;
+  readonly #positions: PositionReports;
   #memory: Memory<Op> | undefined;
   /** Writes waiting for their scope's next batch. */
   readonly #queues = new Map<string, Queued<Op>[]>();
@@ -84,6 +90,8 @@ class PostgresStorage<Op> implements Storage<Op> {
   constructor(options: PostgresStorageOptions) {
     this.#options = options;
     this.description = `postgres (${describeDatabaseUrl(options.url)})`;
+    this.#ttlMs = positionTtlMs(options.catchUpIntervalMs);
+    this.#positions = new PositionReports(this.#owner, this.#ttlMs);
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize,
@@ -113,7 +121,7 @@ class PostgresStorage<Op> implements Storage<Op> {
   }
 
   async load(): Promise<LoadedState<Op>> {
-    await this.#waitForDatabase();
+    await waitForDatabase(this.#pool, this.#options.url, this.#options.connectTimeoutMs);
     const client = await this.#connect();
     try {
       await migrate(client);
@@ -148,6 +156,8 @@ class PostgresStorage<Op> implements Storage<Op> {
       entries.push(row.ops);
       this.#follower.advance(row.scope, Number(row.seq));
     }
+    // From now on, the entries after what this instance loaded are kept for it.
+    await this.#reportPositions();
     return { snapshots: snapshots.map(({ scope, data }) => ({ scope, data })), entries };
   }
 
@@ -155,7 +165,10 @@ class PostgresStorage<Op> implements Storage<Op> {
     this.#memory = memory;
     this.#follower.attach(memory);
     this.#follower.catchUpAllSoon();
-    this.#timer = setInterval(() => this.#follower.catchUpAllSoon(), this.#options.catchUpIntervalMs);
+    this.#timer = setInterval(() => {
+      this.#follower.catchUpAllSoon();
+      void this.#reportPositions();
+    }, this.#options.catchUpIntervalMs);
     this.#timer.unref();
   }
 
@@ -226,6 +239,7 @@ class PostgresStorage<Op> implements Storage<Op> {
       );
       const seq = Number(rows[0]!.seq);
       if (seq > this.#follower.position(scope)) await this.#follower.fetchAndApply(scope, client);
+      if (this.#follower.isLost(scope)) throw lostError(scope);
       if (this.#follower.position(scope) !== seq)
         throw new Error(`store: ${scope} did not catch up to ${seq}`);
       const memory = this.#memory!;
@@ -313,6 +327,8 @@ class PostgresStorage<Op> implements Storage<Op> {
         );
         const seq = Number(rows[0]?.seq ?? 0);
         if (seq > this.#follower.position(scope)) await this.#follower.fetchAndApply(scope, this.#pool);
+        // Never an answer from memory that stopped following the scope.
+        if (this.#follower.isLost(scope)) throw lostError(scope);
         if (!this.#tentative.has(scope)) return read();
       }
     } catch (error) {
@@ -332,6 +348,8 @@ class PostgresStorage<Op> implements Storage<Op> {
     this.#closed ??= (async () => {
       clearInterval(this.#timer);
       await this.#listener.close();
+      // Gone: nothing is kept for this instance any more.
+      await this.#positions.forget(this.#pool).catch(() => {});
       await this.#pool.end().catch(() => {});
     })();
     return this.#closed;
@@ -341,8 +359,8 @@ class PostgresStorage<Op> implements Storage<Op> {
    * Snapshots the scope once `compactAfterEntries` entries came after its last snapshot, so
    * start-up reads the snapshot and what follows instead of the whole log. Taken from memory,
    * which holds exactly the entries up to `seq` now; the instance that committed that entry
-   * writes it, and an older one never replaces a newer. Entries stay: an instance that is
-   * behind still catches up from them.
+   * writes it, and an older one never replaces a newer. The same statement deletes the entries
+   * no instance needs any more (`retention.ts`).
    */
   #compactSoon(scope: string, seq: number): void {
     if (seq - (this.#snapshotSeq.get(scope) ?? 0) < this.#options.compactAfterEntries) return;
@@ -351,21 +369,22 @@ class PostgresStorage<Op> implements Storage<Op> {
     if (!data) return;
     const previous = this.#snapshotSeq.get(scope);
     this.#snapshotSeq.set(scope, seq);
-    this.#pool
-      .query(
-        `INSERT INTO flagwire_snapshots (scope, seq, data) VALUES ($1, $2, $3)
-         ON CONFLICT (scope) DO UPDATE SET seq = excluded.seq, data = excluded.data, taken_at = now()
-         WHERE flagwire_snapshots.seq < excluded.seq`,
-        [scope, seq, JSON.stringify(data)],
-      )
-      .catch((error: Error) => {
+    writeSnapshot(this.#pool, { scope, seq, data, owner: this.#owner, ttlMs: this.#ttlMs }).catch(
+      (error: Error) => {
         if (previous === undefined) this.#snapshotSeq.delete(scope);
         else this.#snapshotSeq.set(scope, previous);
         if (!this.#closed)
           this.#options.warn(
             `could not write a snapshot of ${scope || 'the shared scope'}: ${error.message}`,
           );
-      });
+      },
+    );
+  }
+
+  /** Tells the others which entries this instance still needs (`retention.ts`); retried on the timer. */
+  async #reportPositions(): Promise<void> {
+    if (this.#closed) return;
+    await this.#positions.report(this.#pool, this.#follower.positions()).catch(() => {});
   }
 
   /** A pooled connection, with an `error` listener while it is held (a drop must not crash). */
@@ -373,28 +392,5 @@ class PostgresStorage<Op> implements Storage<Op> {
     const client = await this.#pool.connect();
     if (client.listenerCount('error') === 0) client.on('error', () => {});
     return client;
-  }
-
-  async #waitForDatabase(): Promise<void> {
-    const deadline = Date.now() + this.#options.connectTimeoutMs;
-    let delay = 100;
-    for (;;) {
-      try {
-        await this.#pool.query('SELECT 1');
-        return;
-      } catch (error) {
-        if (!isUnavailable(error) || Date.now() + delay > deadline) {
-          const where = describeDatabaseUrl(this.#options.url);
-          const seconds = Math.round(this.#options.connectTimeoutMs / 100) / 10;
-          throw new Error(
-            isUnavailable(error)
-              ? `cannot reach the database at ${where} within ${seconds} s: ${(error as Error).message}`
-              : `cannot use the database at ${where}: ${(error as Error).message}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        delay = Math.min(delay * 2, 1000);
-      }
-    }
   }
 }
