@@ -64,10 +64,12 @@ console.log(client.isEnabled('new-checkout', { key: 'user-42' }), client.getStri
 it.each([
   // Targeting inside (the evaluator and the linear-time machine): 11,204 B measured, issue 21's
   // 11 KiB. Usage reports are on by default (issue 24: counting, the reporter with its retries
-  // and page-hide sends, `on('evaluation')`), so every app ships them: +2,150 B, 13,354 B measured.
-  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13.25 * 1024],
-  // 18,797 B measured (usage reports inside).
-  ['the whole entry', `export * from 'flagwire';`, 18.5 * 1024],
+  // and page-hide sends, `on('evaluation')`), so every app ships them: +2,150 B, 13,355 B measured;
+  // then written for size (a shorter random id, closures, the client's deadline and Retry-After
+  // parsing shared, counter slots as constants): 13,148 B measured.
+  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13 * 1024],
+  // 18,798 B measured with usage reports, 18,599 B once they were written for size.
+  ['the whole entry', `export * from 'flagwire';`, 18.25 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {
   const { gzipped, minified, inputs, text } = await measure(contents);
   console.log(
@@ -86,9 +88,9 @@ it.each([
   expect(gzipped).toBeLessThanOrEqual(budget);
 });
 
-it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 14 KiB (targeting and usage reports inside)', async () => {
-  // 12,069 B measured before usage reports, 14,211 B with them.
-  const budget = 14 * 1024;
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 13.75 KiB (targeting and usage reports inside)', async () => {
+  // 12,069 B measured before usage reports, 14,212 B with them, 14,014 B once they were written for size.
+  const budget = 13.75 * 1024;
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],

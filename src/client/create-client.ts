@@ -17,7 +17,6 @@ import { FlagStore } from './flag-store.js';
 import { type ClientOptions, resolveClientOptions } from './options.js';
 import { syncLoop } from './sync-loop.js';
 import type { EvaluationEvent, FlagChange, FlagwireClient, User } from './types.js';
-import { Misses } from './usage-counts.js';
 import { usageReporter } from './usage-reporter.js';
 
 /**
@@ -44,18 +43,15 @@ export function clientParts(
   const { bootstrap } = o;
   const store = new FlagStore();
   const { flags, entries, context } = store;
-  // Usage counts (§13.2): beside each flag entry, and here what has no entry.
-  const misses = o.usage && new Misses();
-  store.counting = !!misses;
+  // Usage counts (§13.2): beside each flag entry; what has no entry, by the reporter.
+  store.counting = !!o.usage;
   /** An evaluation of `flagKey`, which has no entry, counted (`undefined`: the entry there is none of). */
-  const missed = (flagKey: string): undefined => {
-    if (store.counting) misses!.add(flagKey, store.loaded);
-  };
+  const missed = (flagKey: string) => reporter?.miss(flagKey);
   /** `evaluation` listeners: while there are none, evaluating does nothing more. */
-  const evaluated: Array<(event: EvaluationEvent) => void> = [];
+  const evaluated = new Set<(event: EvaluationEvent) => void>();
   /** The value `flagKey` serves `user`; never throws (anything unexpected: the default). */
   const value = <T>(flagKey: string, user: User | undefined, defaultValue: T, kind: ValueKind): T => {
-    if (evaluated.length > 0) return detail(flagKey, user, defaultValue, kind).value;
+    if (evaluated.size > 0) return detail(flagKey, user, defaultValue, kind).value;
     try {
       const entry = entries.get(flagKey);
       if (entry === undefined) return missed(flagKey) ?? defaultValue;
@@ -80,7 +76,7 @@ export function clientParts(
       answer = { value: defaultValue, reason: 'ERROR' };
     }
     // Each listener gets its own copy: what it changes is never what the caller gets.
-    for (const listener of evaluated.slice()) listener({ ...answer, key: flagKey, user });
+    for (const listener of [...evaluated]) listener({ ...answer, key: flagKey, user });
     return answer;
   };
   /** `listener`, its throws caught and logged. */
@@ -112,7 +108,7 @@ export function clientParts(
   }
 
   const loop = syncLoop(o, store, emit, emitChanges);
-  const reporter = misses && usageReporter(o, store, misses, () => loop.status().state);
+  const reporter = o.usage && usageReporter(o, store, () => loop.status().state);
   const client: FlagwireClient = {
     ...loop,
     start() {
@@ -123,7 +119,7 @@ export function clientParts(
       reporter?.start();
       return loop.ready(options);
     },
-    flush: async () => (reporter ? reporter.flush() : true),
+    flush: async () => !reporter || reporter.flush(),
     async close() {
       // Closed at once (nothing leaves closed, §9); what was counted is still sent, within timeoutMs.
       const closed = loop.close();
@@ -148,9 +144,11 @@ export function clientParts(
     on(event, listener, options) {
       // A new function each time: the same listener subscribed twice is two subscriptions.
       const call = guarded(event, listener);
+      const signal = options?.signal;
+      let off: () => unknown;
       if (event === 'evaluation') {
         // At most once per flag, user key and value, remembering the last 10,000 (`exposure`).
-        const seen = options?.exposure ? new Set<string>() : undefined;
+        const seen = options?.exposure && new Set<string>();
         const entry = (e: EvaluationEvent) => {
           if (seen) {
             const id = JSON.stringify([e.key, typeof e.user === 'string' ? e.user : e.user?.key, e.value]);
@@ -160,17 +158,16 @@ export function clientParts(
           }
           call(e);
         };
-        const off = () => {
-          const at = evaluated.indexOf(entry);
-          if (at >= 0) evaluated.splice(at, 1);
-        };
-        if (!options?.signal?.aborted) evaluated.push(entry);
-        options?.signal?.addEventListener('abort', off);
-        return off;
+        evaluated.add(entry);
+        off = () => evaluated.delete(entry);
+      } else {
+        const entry = (e: Event) => call(...(e as Event & { args: unknown[] }).args);
+        events.addEventListener(event, entry);
+        off = () => events.removeEventListener(event, entry);
       }
-      const entry = (e: Event) => call(...(e as Event & { args: unknown[] }).args);
-      events.addEventListener(event, entry, { signal: options?.signal } as AddEventListenerOptions);
-      return () => events.removeEventListener(event, entry);
+      if (signal?.aborted) off();
+      signal?.addEventListener('abort', off);
+      return off;
     },
   };
   return [client, store, emitChanges];

@@ -28,13 +28,19 @@ export const kindOfDefault = (value: unknown): ValueKind => {
 /** Whether a flag of `type` answers a call for `kind`. */
 const fits = (type: string, kind: ValueKind): boolean => kindOf(type) === kind;
 
-/** The counter slots of a plain flag's answers (variants `on` 0, `off` 1) and of the caller's default. */
-const OFF = slot(1, 'OFF');
-const ON = slot(0, 'ON');
-const IN = slot(0, 'ROLLOUT_IN');
-const OUT = slot(1, 'ROLLOUT_OUT');
-const MISSING = slot(1, 'MISSING_USER_KEY');
-const DEFAULT = slot(-1, 'ERROR');
+/**
+ * The counter slots of a plain flag's answers (variants `on` 0, `off` 1) and of the caller's
+ * default, `slot(variant, reason)` written out (`(variant + 1) * 10` plus the reason's index in
+ * `COUNTED_REASONS`), so the minifier inlines them: `OFF` is `slot(1, 'OFF')`, `ON` `slot(0, 'ON')`,
+ * `IN` `slot(0, 'ROLLOUT_IN')`, `OUT` `slot(1, 'ROLLOUT_OUT')`, `MISSING` `slot(1,
+ * 'MISSING_USER_KEY')`, `DEFAULT` `slot(-1, 'ERROR')`. test/usage-plain-slots.test.ts holds them to it.
+ */
+const OFF = 21;
+const ON = 10;
+const IN = 12;
+const OUT = 23;
+const MISSING = 24;
+const DEFAULT = 9;
 
 /** The slot of what a plain flag answered `user` (`evaluateFlag` says only the value). */
 function plainSlot(flag: FlagEntry['flag'], user: User | undefined, value: boolean): number {

@@ -1,11 +1,11 @@
 /**
  * What a client counts for usage reports (`docs/protocol.md` §13.2): beside each flag entry the
  * evaluator already looked up, one array of counters, a slot per (variant, reason), so counting
- * is an index and an increment, nothing allocated; keys the client holds no flag of in a side
- * table capped per report; evaluations before anything loaded in one number. `harvest` turns
+ * is an index and an increment, nothing allocated (keys the client holds no flag of, and
+ * evaluations before anything loaded, the reporter counts: `usage-reporter.ts`). `harvest` turns
  * them into a report's rows and starts them again at zero.
  */
-import { COUNTED_REASONS, MAX_COUNT_ROWS, MAX_UNKNOWN_KEYS } from '../core/usage-limits.js';
+import { COUNTED_REASONS, MAX_COUNT_ROWS } from '../core/usage-limits.js';
 import type { FlagEntry } from './flag-store.js';
 
 /** Slots per variant: one per reason. */
@@ -55,26 +55,6 @@ export interface CountRow {
   variant: string | null;
   reason: string;
   count: number;
-}
-
-/** Counts of what has no flag entry: unknown keys (capped), and evaluations before any load. */
-export class Misses {
-  readonly unknown = new Map<string, number>();
-  dropped = 0;
-  notReady = 0;
-
-  /** One evaluation of `key`, which the client holds no flag of (`loaded`: flags are loaded). */
-  add(key: string, loaded: boolean): void {
-    if (!loaded) {
-      this.notReady++;
-      return;
-    }
-    const count = this.unknown.get(key);
-    if (count !== undefined) this.unknown.set(key, count + 1);
-    else if (this.unknown.size < MAX_UNKNOWN_KEYS && key.length > 0 && key.length <= 256)
-      this.unknown.set(key, 1);
-    else this.dropped++;
-  }
 }
 
 /**

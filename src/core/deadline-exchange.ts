@@ -19,7 +19,7 @@ export interface Exchange {
 }
 
 /** `hold`: the deadline's timer keeps the process alive (`later`). */
-export function startExchange(timeoutMs: number, outer: AbortSignal | undefined, hold?: boolean): Exchange {
+export function startExchange(timeoutMs: number, outer?: AbortSignal, hold?: boolean): Exchange {
   const controller = new AbortController();
   let timedOut = false;
   let onAbort!: () => void;
