@@ -5,10 +5,12 @@
  * changes, so both hold an older revision; keys of a flag deleted while in use and of one never
  * created are evaluated. The usage clock (`startServer({ usage: { now } })`) moves days ahead
  * without waiting. The page lists apps, SDKs and versions with the instances behind called out,
- * and the unknown keys with "deleted 3 days ago"; the stale view lists the stale flags with the
- * value to hard-code, and marks them permanent or snoozed (and back) as the server then says;
- * a failure is shown in words with nothing pretended; usage off says so. axe on every screen in
- * light and dark mode at 1280 and 390 px.
+ * and the unknown keys with "deleted 3 days ago", each linked to the new flag page with its key
+ * filled in: a flag created there reaches the SDK that asked for it, and its key is no longer
+ * unknown; the stale view lists the stale flags with the value to hard-code, and marks them
+ * permanent or snoozed (and back) as the server then says; a failure is shown in words with
+ * nothing pretended; usage off says so. axe on every screen in light and dark mode at 1280 and
+ * 390 px.
  */
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -226,8 +228,13 @@ describe('the apps and SDKs of an environment', () => {
   it('lists the keys evaluated that are not flags: deleted 3 days ago, or never created', async () => {
     const table = page().getByRole('region', { name: 'Keys evaluated that are not flags' }).last();
     expect(await cellsOf(table.getByRole('row'))).toEqual([
-      ['old-banner', '3', 'just now', 'deleted 3 days ago: history of old-banner'],
-      ['chekout-typo', '2', 'just now', 'never existed here: create it (chekout-typo) on the Flags page'],
+      [
+        'old-banner',
+        '3',
+        'just now',
+        'deleted 3 days ago: history of old-banner · Create it again (old-banner)',
+      ],
+      ['chekout-typo', '2', 'just now', 'never existed here: Create flag chekout-typo'],
     ]);
     await checkA11y('usage: apps and unknown keys');
     await screenshot(page(), 'usage-environment');
@@ -238,8 +245,77 @@ describe('the apps and SDKs of an environment', () => {
       .waitFor();
     expect(page().url()).toContain('#/env/acme/production/history/old-banner');
     await page().goBack();
-    await table.getByRole('link', { name: 'create it (chekout-typo) on the Flags page' }).click();
-    await page().getByLabel('Flag key').first().waitFor();
+    // A deleted key is created again on the new flag page, its key filled in.
+    await table.getByRole('link', { name: 'Create it again (old-banner)' }).click();
+    await page().getByRole('heading', { name: 'New flag', exact: true }).waitFor();
+    expect(page().url()).toContain('#/env/acme/production/new-flag/old-banner');
+    expect(await page().getByLabel('Flag key').inputValue()).toBe('old-banner');
+    // As a rollout this time: its percentage checked as typed.
+    await page().getByLabel('Values are').selectOption('rollout');
+    await page().getByLabel('Initial percentage').fill('120');
+    await page().getByText('A whole number from 0 to 100.').waitFor();
+    expect(await page().getByRole('button', { name: 'Create flag' }).isDisabled()).toBe(true);
+    await page().getByLabel('Initial percentage').fill('25');
+    await page().getByRole('button', { name: 'Create flag' }).click();
+    await page().getByRole('heading', { name: 'Flag old-banner' }).waitFor();
+    expect(await sendOk(admin, 'GET', `${ENV}/flags/old-banner`, undefined)).toMatchObject({
+      type: 'rollout',
+      percentage: 25,
+      enabled: false,
+    });
+    // And deleted again, as it was (its page left first: it would fail to reload it).
+    await page().goto(`${t.server.url}/${USAGE}`);
+    await page().getByRole('link', { name: 'Create flag chekout-typo' }).waitFor();
+    await sendOk(admin, 'DELETE', `${ENV}/flags/old-banner`, undefined, 204);
+  });
+
+  it('creates a flag from a key an SDK evaluated: the SDK gets its value, and the key is no longer unknown', async () => {
+    const [a] = clients;
+    const user = { key: 'user-0' };
+    expect(a!.getString('chekout-typo', user, 'x')).toBe('x');
+    const table = page().getByRole('region', { name: 'Keys evaluated that are not flags' }).last();
+    await table.getByRole('link', { name: 'Create flag chekout-typo' }).click();
+    await page().getByRole('heading', { name: 'New flag', exact: true }).waitFor();
+    expect(page().url()).toContain('#/env/acme/production/new-flag/chekout-typo');
+    const key = page().getByLabel('Flag key');
+    expect(await key.inputValue()).toBe('chekout-typo');
+    await page()
+      .getByText(/^SDKs evaluated chekout-typo in this environment, where it is not a flag/)
+      .waitFor();
+    // Every type is offered: the code may read the key as any; on or off comes first.
+    expect(await page().getByLabel('Values are').inputValue()).toBe('boolean');
+    expect(
+      await page()
+        .getByLabel('Values are')
+        .locator('option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+    ).toEqual(['boolean', 'rollout', 'string', 'number', 'json']);
+    await checkA11y('new flag: its key filled in from the Usage tab');
+    await screenshot(page(), 'usage-create-flag');
+    // Still a key field like any: edited, checked as typed.
+    const create = page().getByRole('button', { name: 'Create flag' });
+    await key.fill('chekout typo');
+    await page().getByText('Only letters, digits, ".", "_" and "-" are allowed.').waitFor();
+    expect(await create.isDisabled()).toBe(true);
+    await key.fill('chekout-typo');
+    expect(await page().getByText('Only letters, digits').count()).toBe(0);
+    // The code reads it with getString: a text flag, which serves its off variant while off.
+    await page().getByLabel('Values are').selectOption('string');
+    await page().getByLabel('Variant 1 value').fill('typo fixed');
+    await create.click();
+    await page().getByRole('heading', { name: 'Flag chekout-typo' }).waitFor();
+    expect(page().url()).toContain('#/env/acme/production/flags/chekout-typo');
+    // The client that evaluated the unknown key follows the stream and now gets the flag's value.
+    await whenTrue(a!, () => a!.getString('chekout-typo', user, 'x') === 'typo fixed');
+    expect(a!.getDetail('chekout-typo', user, 'x')).toMatchObject({ value: 'typo fixed', reason: 'OFF' });
+    expect(await a!.flush()).toBe(true);
+    expect(((await read('unknown')) as unknown as Json[]).map((k) => k.key)).toEqual(['old-banner']);
+    await page().goto(`${t.server.url}/${USAGE}`);
+    const table2 = page().getByRole('region', { name: 'Keys evaluated that are not flags' }).last();
+    await table2.getByRole('link', { name: 'history of old-banner' }).waitFor();
+    expect((await cellsOf(table2.getByRole('row'))).map((cells) => cells[0])).toEqual(['old-banner']);
+    // Deleted again, so that the stale view below (days later by the usage clock) is as it was.
+    await sendOk(admin, 'DELETE', `${ENV}/flags/chekout-typo`, undefined, 204);
   });
 });
 

@@ -196,7 +196,15 @@ function Screen({ route }: { route: Route }) {
   const key = `${project}/${env}`;
   switch (route.tab) {
     case 'flags':
-      if (route.creating) return <NewFlagPage key={key} project={project} env={env} />;
+      if (route.creating)
+        return (
+          <NewFlagPage
+            key={`${key}/new/${route.newKey ?? ''}`}
+            project={project}
+            env={env}
+            initialKey={route.newKey}
+          />
+        );
       if (route.flag !== undefined)
         return <FlagPage key={`${key}/${route.flag}`} project={project} env={env} flagKey={route.flag} />;
       return (

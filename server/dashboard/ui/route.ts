@@ -1,8 +1,9 @@
 /**
  * Hash routes: `#/`, `#/env/PROJECT/ENV/TAB`, `#/env/P/E/flags/FLAG` (a flag's page),
  * `#/env/P/E/segments/SEGMENT` (a segment's page), `#/env/P/E/history/FLAG` (one flag's history,
- * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants) and
- * `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`).
+ * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants),
+ * `#/env/P/E/new-flag/KEY` (a flag of any type, its key filled in: a key SDKs evaluated that is
+ * not a flag) and `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`).
  */
 import { useEffect, useState } from 'preact/hooks';
 
@@ -22,6 +23,8 @@ export type Route =
       flag: string | undefined;
       /** The page that creates a flag with variants (under the flags tab). */
       creating?: true;
+      /** The key that page starts with (`#/env/P/E/new-flag/KEY`). */
+      newKey?: string;
     }
   | { name: 'overview' }
   | { name: 'not-found' };
@@ -43,8 +46,12 @@ export function parseHash(hash: string): Route {
   if (head !== 'env' || !project || !env || rest.length > 0) return { name: 'not-found' };
   if (tab === undefined || parts.length === 3)
     return { name: 'env', project, env, tab: 'flags', flag: undefined };
-  if (tab === 'new-flag' && flag === undefined)
-    return { name: 'env', project, env, tab: 'flags', flag: undefined, creating: true };
+  if (tab === 'new-flag') {
+    const creating = { name: 'env', project, env, tab: 'flags', flag: undefined, creating: true } as const;
+    if (parts.length === 4) return creating;
+    // A key that does not decode, or an empty one, is no address of this page.
+    return flag ? { ...creating, newKey: flag } : { name: 'not-found' };
+  }
   if (!(TABS as readonly string[]).includes(tab)) return { name: 'not-found' };
   if (flag !== undefined && (!WITH_ITEM.includes(tab as Tab) || flag === '')) return { name: 'not-found' };
   if (tab === 'usage' && flag !== undefined && flag !== 'stale') return { name: 'not-found' };

@@ -3,11 +3,15 @@
  * `docs/protocol.md` §12.1): its key, its variants (a name and a value each, edited as the type
  * asks), the off variant and the default one. Variants are fixed once created, so they are set
  * here; targeting is then edited on the flag's own page, where the new flag opens.
+ *
+ * `#/env/P/E/new-flag/KEY` (from a key SDKs evaluated that is not a flag, on the Usage tab): the
+ * same page with KEY filled in, still editable and checked as typed, and `boolean` and `rollout`
+ * offered too (first, as most flags are), since the code may read the key with any of them.
  */
 import { useId, useState } from 'preact/hooks';
 import { DESCRIPTION_MAX_LENGTH } from '../../../../../src/core/limits.js';
 import { NAME_PATTERN } from '../../../../../src/core/targeting/validate-shape.js';
-import type { CreateFlagInput, ValueFlagType } from '../../../../../src/core/types.js';
+import type { AnyFlagType, CreateFlagInput, ValueFlagType } from '../../../../../src/core/types.js';
 import { api, envApi } from '../../api.js';
 import { ErrorText } from '../../components/bits.js';
 import { CharCount, overBy } from '../../components/char-count.js';
@@ -37,10 +41,26 @@ const STARTERS: Record<ValueFlagType, Row[]> = {
   ],
 };
 
-export function NewFlagPage({ project, env }: { project: string; env: string }) {
+const TYPES: Record<AnyFlagType, string> = {
+  boolean: 'on or off (boolean)',
+  rollout: 'on for a percentage of users (rollout)',
+  string: 'text (string)',
+  number: 'numbers (number)',
+  json: 'JSON (json)',
+};
+
+interface Props {
+  project: string;
+  env: string;
+  /** The key to start with (`#/env/P/E/new-flag/KEY`): every type is offered then. */
+  initialKey?: string | undefined;
+}
+
+export function NewFlagPage({ project, env, initialKey }: Props) {
   const id = useId();
-  const [key, setKey] = useState('');
-  const [type, setType] = useState<ValueFlagType>('string');
+  const [key, setKey] = useState(initialKey ?? '');
+  const [type, setType] = useState<AnyFlagType>(initialKey === undefined ? 'string' : 'boolean');
+  const [percent, setPercent] = useState('0');
   const [description, setDescription] = useState('');
   const [rows, setRows] = useState<Row[]>(STARTERS.string);
   const [offVariant, setOff] = useState(0);
@@ -55,12 +75,15 @@ export function NewFlagPage({ project, env }: { project: string; env: string }) 
       : names.indexOf(name) !== i
         ? 'Another variant has this name.'
         : undefined;
-  const values = rows.map((r) => readValue(type, r.text));
+  const valueType = type === 'boolean' || type === 'rollout' ? undefined : type;
+  const values = rows.map((r) => readValue(valueType ?? 'string', r.text));
+  const percentOk = type !== 'rollout' || (/^\d{1,3}$/.test(percent) && Number(percent) <= 100);
   const ready =
     keyUsable(key, problem) &&
     overBy(description, DESCRIPTION_MAX_LENGTH) === 0 &&
-    rows.every((r, i) => !nameProblem(r.name, i)) &&
-    values.every((v) => 'value' in v);
+    percentOk &&
+    (valueType === undefined ||
+      (rows.every((r, i) => !nameProblem(r.name, i)) && values.every((v) => 'value' in v)));
   const setRow = (i: number, row: Row) => setRows(rows.map((r, k) => (k === i ? row : r)));
   const remove = (i: number) => {
     setRows(rows.filter((_, k) => k !== i));
@@ -78,9 +101,11 @@ export function NewFlagPage({ project, env }: { project: string; env: string }) 
     const body = {
       key,
       type,
-      variants,
-      offVariant: rows[offVariant]!.name,
-      fallthrough: { variant: rows[fallthrough]!.name },
+      ...(valueType
+        ? { variants, offVariant: rows[offVariant]!.name, fallthrough: { variant: rows[fallthrough]!.name } }
+        : type === 'rollout'
+          ? { percentage: Number(percent) }
+          : {}),
       ...(description.trim() ? { description } : {}),
     } as CreateFlagInput;
     await run(async () => {
@@ -94,7 +119,19 @@ export function NewFlagPage({ project, env }: { project: string; env: string }) 
       <p>
         <a href={envHref(project, env, 'flags')}>← All flags</a>
       </p>
-      <h2>New flag with variants</h2>
+      {initialKey === undefined ? (
+        <h2>New flag with variants</h2>
+      ) : (
+        <>
+          <h2>New flag</h2>
+          <p>
+            SDKs evaluated <bdi class="mono">{initialKey}</bdi> in this environment, where it is not a flag,
+            so they get the default value their code gives. Choose the type the code reads it as:{' '}
+            <code>isEnabled</code> on or off (or a rollout), <code>getString</code> text,{' '}
+            <code>getNumber</code> numbers, <code>getJson</code> JSON.
+          </p>
+        </>
+      )}
       <form class="panel stack" onSubmit={submit}>
         <div class="row">
           <KeyField label="Flag key" value={key} problem={problem} onInput={setKey} />
@@ -104,18 +141,44 @@ export function NewFlagPage({ project, env }: { project: string; env: string }) 
               id={`${id}-t`}
               value={type}
               onChange={(e) => {
-                const next = e.currentTarget.value as ValueFlagType;
+                const next = e.currentTarget.value as AnyFlagType;
                 setType(next);
-                setRows(STARTERS[next]);
+                if (next !== 'boolean' && next !== 'rollout') setRows(STARTERS[next]);
                 setOff(0);
                 setFallthrough(0);
               }}
             >
-              <option value="string">text (string)</option>
-              <option value="number">numbers (number)</option>
-              <option value="json">JSON (json)</option>
+              {(Object.keys(TYPES) as AnyFlagType[])
+                .filter((t) => initialKey !== undefined || (t !== 'boolean' && t !== 'rollout'))
+                .map((t) => (
+                  <option key={t} value={t}>
+                    {TYPES[t]}
+                  </option>
+                ))}
             </select>
           </div>
+          {type === 'rollout' && (
+            <div class="field">
+              <label for={`${id}-p`}>Initial percentage</label>
+              <input
+                id={`${id}-p`}
+                type="number"
+                min={0}
+                max={100}
+                step={1}
+                class="pct"
+                value={percent}
+                aria-invalid={percentOk ? undefined : 'true'}
+                aria-describedby={percentOk ? undefined : `${id}-pp`}
+                onInput={(e) => setPercent(e.currentTarget.value)}
+              />
+              {!percentOk && (
+                <small id={`${id}-pp`} class="problem">
+                  A whole number from 0 to 100.
+                </small>
+              )}
+            </div>
+          )}
         </div>
         <div class="field">
           <label for={`${id}-d`}>Flag description</label>
@@ -128,79 +191,83 @@ export function NewFlagPage({ project, env }: { project: string; env: string }) 
           />
           <CharCount id={`${id}-dc`} text={description} max={DESCRIPTION_MAX_LENGTH} />
         </div>
-        <fieldset>
-          <legend>Variants (fixed once the flag is created)</legend>
-          {rows.map((row, i) => {
-            const bad = nameProblem(row.name, i);
-            return (
-              // biome-ignore lint/suspicious/noArrayIndexKey: a variant's place is its identity while its name is typed
-              <div class="row variant-row" key={i}>
-                <div class="field">
-                  <label for={`${id}-n${i}`}>Variant {i + 1} name</label>
-                  <input
-                    id={`${id}-n${i}`}
-                    type="text"
-                    value={row.name}
-                    spellcheck={false}
-                    aria-invalid={bad ? 'true' : undefined}
-                    aria-describedby={bad ? `${id}-np${i}` : undefined}
-                    onInput={(e) => setRow(i, { ...row, name: e.currentTarget.value })}
-                  />
-                  {bad && (
-                    <small id={`${id}-np${i}`} class="problem">
-                      {bad}
-                    </small>
-                  )}
-                </div>
-                <ValueEditor
-                  type={type}
-                  label={`Variant ${i + 1} value`}
-                  text={row.text}
-                  onInput={(text) => setRow(i, { ...row, text })}
-                />
-                <button
-                  type="button"
-                  class="small"
-                  disabled={rows.length === 1}
-                  aria-label={`Remove variant ${i + 1}`}
-                  onClick={() => remove(i)}
-                >
-                  Remove
-                </button>
-              </div>
-            );
-          })}
-          <button
-            type="button"
-            class="small"
-            disabled={rows.length >= 100}
-            onClick={() =>
-              setRows([
-                ...rows,
-                {
-                  name: `variant-${rows.length + 1}`,
-                  text: type === 'json' ? '{}' : type === 'number' ? '0' : '',
-                },
-              ])
-            }
-          >
-            Add variant
-          </button>
-        </fieldset>
-        <div class="row">
-          <VariantChoice
-            label="Off variant (the flag is off)"
-            names={names}
-            value={offVariant}
-            onChange={setOff}
-          />
-          <VariantChoice
-            label="Default variant (no target or rule matched)"
-            names={names}
-            value={fallthrough}
-            onChange={setFallthrough}
-          />
-        </div>
+        {valueType && (
+          <>
+            <fieldset>
+              <legend>Variants (fixed once the flag is created)</legend>
+              {rows.map((row, i) => {
+                const bad = nameProblem(row.name, i);
+                return (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: a variant's place is its identity while its name is typed
+                  <div class="row variant-row" key={i}>
+                    <div class="field">
+                      <label for={`${id}-n${i}`}>Variant {i + 1} name</label>
+                      <input
+                        id={`${id}-n${i}`}
+                        type="text"
+                        value={row.name}
+                        spellcheck={false}
+                        aria-invalid={bad ? 'true' : undefined}
+                        aria-describedby={bad ? `${id}-np${i}` : undefined}
+                        onInput={(e) => setRow(i, { ...row, name: e.currentTarget.value })}
+                      />
+                      {bad && (
+                        <small id={`${id}-np${i}`} class="problem">
+                          {bad}
+                        </small>
+                      )}
+                    </div>
+                    <ValueEditor
+                      type={valueType}
+                      label={`Variant ${i + 1} value`}
+                      text={row.text}
+                      onInput={(text) => setRow(i, { ...row, text })}
+                    />
+                    <button
+                      type="button"
+                      class="small"
+                      disabled={rows.length === 1}
+                      aria-label={`Remove variant ${i + 1}`}
+                      onClick={() => remove(i)}
+                    >
+                      Remove
+                    </button>
+                  </div>
+                );
+              })}
+              <button
+                type="button"
+                class="small"
+                disabled={rows.length >= 100}
+                onClick={() =>
+                  setRows([
+                    ...rows,
+                    {
+                      name: `variant-${rows.length + 1}`,
+                      text: type === 'json' ? '{}' : type === 'number' ? '0' : '',
+                    },
+                  ])
+                }
+              >
+                Add variant
+              </button>
+            </fieldset>
+            <div class="row">
+              <VariantChoice
+                label="Off variant (the flag is off)"
+                names={names}
+                value={offVariant}
+                onChange={setOff}
+              />
+              <VariantChoice
+                label="Default variant (no target or rule matched)"
+                names={names}
+                value={fallthrough}
+                onChange={setFallthrough}
+              />
+            </div>
+          </>
+        )}
         <ErrorText message={error} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy || !ready}>

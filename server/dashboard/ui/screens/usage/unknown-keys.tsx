@@ -1,7 +1,8 @@
 /**
  * Keys that SDKs evaluated but that are not flags of the environment: code still asking for a
  * flag deleted while in use ("deleted 3 days ago"), or for one never created here (a typo, or a
- * flag of another environment). Each gets its caller's default value.
+ * flag of another environment). Each gets its caller's default value; each links to the new flag
+ * page with its key filled in ("Create flag", "Create it again").
  */
 import { CellLabel, TableWrap } from '../../components/bits.js';
 import { number } from '../../format.js';
@@ -63,13 +64,17 @@ export function UnknownKeys({
                         <span title={k.deletedAt}>deleted {fromNow(k.deletedAt, now)}</span>:{' '}
                         <a href={envHref(project, env, 'history', k.key)}>
                           history<span class="visually-hidden"> of {k.key}</span>
+                        </a>{' '}
+                        ·{' '}
+                        <a href={envHref(project, env, 'new-flag', k.key)}>
+                          Create it again<span class="visually-hidden"> ({k.key})</span>
                         </a>
                       </>
                     ) : (
                       <>
                         never existed here:{' '}
-                        <a href={envHref(project, env, 'flags')}>
-                          create it<span class="visually-hidden"> ({k.key})</span> on the Flags page
+                        <a href={envHref(project, env, 'new-flag', k.key)}>
+                          Create flag<span class="visually-hidden"> {k.key}</span>
                         </a>
                       </>
                     )}
