@@ -1,66 +1,51 @@
 /**
  * The usage reads the dashboard makes (`docs/protocol.md` §13.7, forwarded by the admin API as
- * `/admin/api/environments/P/E/usage/...`, §10.3), their shapes, and usage being off: a server
- * that keeps no usage answers `404`, which reads as `null` (the usage parts are then left out).
+ * `/admin/api/environments/P/E/usage/...`, §10.3) and their shapes, as the server's reads return
+ * them; and usage being off: a server that keeps no usage has no such route, its `404` reads as
+ * `null` (the usage parts are then left out, or the usage screens say so).
  */
+import type {
+  clientList,
+  FlagUsageSummary,
+  flagSeries,
+  UsageRange,
+  unknownKeys,
+} from '../../../state/usage-reads.js';
+import type { StaleFlag, staleReport } from '../../../state/usage-stale.js';
 import { ApiError, api } from '../api.js';
 
-export type UsageRange = '24h' | '7d' | '30d' | '90d';
+export type { StaleFlag, UsageRange };
 export const RANGES: readonly UsageRange[] = ['24h', '7d', '30d', '90d'];
 
-/** Why a flag is stale, in the server's words (`message`). */
-export interface StaleFlag {
-  key: string;
-  reason: 'UNUSED' | 'NEVER_EVALUATED' | 'SINGLE_VALUE';
-  message: string;
-}
-
 /** One flag of `GET usage/flags`. */
-export interface FlagUsage {
-  key: string;
-  lastEvaluatedAt: string | null;
-  /** The 24 hourly totals up to now, oldest first. */
-  last24h: number[];
-  stale: StaleFlag | null;
-  permanent: boolean;
-  snoozedUntil: string | null;
-}
-
-/** What one variant served for one reason, one count per step, oldest first. */
-export interface UsageSeries {
-  variant: string | null;
-  value: unknown;
-  reason: string;
-  points: number[];
-}
-
+export type FlagUsage = FlagUsageSummary;
 /** `GET usage/flags/:key?range=`. */
-export interface FlagSeries {
-  key: string;
-  range: UsageRange;
-  step: 'hour' | 'day';
-  from: string;
-  to: string;
-  lastEvaluatedAt: string | null;
-  total: number;
-  series: UsageSeries[];
-  apps: Array<{ app: string | null; sdk: string; count: number }>;
-}
-
+export type FlagSeries = NonNullable<ReturnType<typeof flagSeries>>;
+/** What one variant served for one reason, one count per step, oldest first. */
+export type UsageSeries = FlagSeries['series'][number];
+/** `GET usage/clients`, with `at`: the server's clock when read. */
+export type ClientsAnswer = ReturnType<typeof clientList>;
+export type UsageClient = ClientsAnswer['clients'][number];
 /** A key evaluated that is not a flag (`GET usage/unknown`). */
-export interface UnknownKey {
-  key: string;
-  count: number;
-  lastEvaluatedAt: string;
-  deletedAt: string | null;
-}
+export type UnknownKey = ReturnType<typeof unknownKeys>[number];
+/** `GET usage/stale`. */
+export type StaleAnswer = ReturnType<typeof staleReport>;
 
-/** A usage read; `null` when the server keeps no usage (`404`). */
-export async function usageRead<T>(path: string): Promise<T | null> {
+/**
+ * A usage read; `null` when the server keeps no usage. With `offOnly`, only the `404` of a route
+ * the server does not have means that (an unknown environment's `404` then fails in its own
+ * words); otherwise any `404` does, where the screen already says what is missing.
+ */
+export async function usageRead<T>(path: string, offOnly?: boolean): Promise<T | null> {
   try {
     return await api<T>(path);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (
+      error instanceof ApiError &&
+      error.status === 404 &&
+      !(offOnly && !/^no admin route/.test(error.message))
+    )
+      return null;
     throw error;
   }
 }

@@ -3,14 +3,14 @@
  * stale badge and the server's reason when it is stale; and its last 24 hours as a sparkline.
  */
 import { CellLabel } from '../components/bits.js';
-import { dateTime } from '../format.js';
 import type { FlagUsage, StaleFlag } from './api.js';
-import { relativeTime } from './relative-time.js';
+import { Age } from './relative-time.js';
 import { Sparkline } from './sparkline.js';
 import './usage.css';
 
-const STALE: Record<StaleFlag['reason'], string> = {
-  UNUSED: 'unused',
+/** Why a flag is stale, in a word (the badge's "Stale: one value"; the stale view's "One value only"). */
+export const STALE: Record<StaleFlag['reason'], string> = {
+  UNUSED: 'not evaluated',
   NEVER_EVALUATED: 'never evaluated',
   SINGLE_VALUE: 'one value',
 };
@@ -24,9 +24,7 @@ export function UsageCells({ usage, now }: { usage: FlagUsage | undefined; now: 
     <>
       <td class="last-evaluated">
         <CellLabel text="Last evaluated" />
-        <time dateTime={last ?? undefined} title={last ? dateTime(last) : undefined}>
-          {relativeTime(last, now)}
-        </time>
+        <Age iso={last} now={now} />
         {stale && (
           <span class="stale">
             <span class="badge">Stale: {STALE[stale.reason] ?? stale.reason}</span>

@@ -13,7 +13,7 @@ import { useResource } from '../../resource.js';
 import { FIELD_NAMES } from '../../targeting/diff.js';
 import type { Flag, HistoryEntry } from '../../types.js';
 import { type FlagSeries, RANGES, type UsageRange, usageRead } from '../../usage/api.js';
-import { relativeTime } from '../../usage/relative-time.js';
+import { Age } from '../../usage/relative-time.js';
 import { chartSeries, configuredTrue, observedTrue, percent } from '../../usage/series.js';
 import { type ChartMark, StackedChart } from '../../usage/stacked-chart.js';
 import { Section } from './flag-sections.js';
@@ -72,10 +72,7 @@ export function UsageSection({ project, env, flag }: { project: string; env: str
         <>
           <p class="usage-facts">
             {number(data.total)} {data.total === 1 ? 'evaluation' : 'evaluations'} in {SPANS[data.range]} ·
-            last evaluated{' '}
-            <time dateTime={data.lastEvaluatedAt ?? undefined} title={dateTime(data.lastEvaluatedAt)}>
-              {relativeTime(data.lastEvaluatedAt, Date.now())}
-            </time>
+            last evaluated <Age iso={data.lastEvaluatedAt} now={Date.now()} />
           </p>
           {configured !== undefined && (
             <p class="share">
@@ -87,7 +84,7 @@ export function UsageSection({ project, env, flag }: { project: string; env: str
           <StackedChart
             what={`Evaluations of ${flag.key}`}
             series={chartSeries(flag.type, data.series)}
-            from={Date.parse(data.from)}
+            from={Date.parse(data.from!)}
             step={data.step}
             marks={(history.data ?? []).map(markOf)}
           />

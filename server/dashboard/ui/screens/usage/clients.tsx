@@ -3,9 +3,11 @@
  * versions), one row each; and the call-out of those holding an older revision than the
  * environment's, told apart by whether they still run (then they missed changes) or stopped.
  */
-import { CellLabel, TableWrap } from '../../components/bits.js';
+import { CellLabel } from '../../components/bits.js';
 import { number } from '../../format.js';
-import { Age, type UsageClient } from './usage-common.js';
+import type { UsageClient } from '../../usage/api.js';
+import { CardTable } from '../../usage/card-table.js';
+import { Age } from '../../usage/relative-time.js';
 
 const appName = (c: UsageClient) => c.app?.name ?? '';
 const appText = (c: UsageClient) =>
@@ -78,57 +80,45 @@ export function AppGroups({ clients, now }: { clients: UsageClient[]; now: numbe
                 `; ${versions.length === 1 ? 'version' : 'versions'} ${versions.join(', ')}`}
               {name === '' && '. Name an app with createClient({ usage: { app: { name, version } } }).'}
             </p>
-            <TableWrap label={`Instances of ${label}`} cards>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Instance</th>
-                    <th scope="col">App version</th>
-                    <th scope="col">SDK</th>
-                    <th scope="col">Runtime</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Revision</th>
-                    <th scope="col">Last seen</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((c) => (
-                    <tr key={c.instance}>
-                      <td class="mono key" title={c.instance}>
-                        {short(c.instance)}
-                      </td>
-                      <td>
-                        <CellLabel text="App version" />
-                        <bdi>{c.app?.version ?? '—'}</bdi>
-                      </td>
-                      <td>
-                        <CellLabel text="SDK" />
-                        {c.sdk.name} {c.sdk.version}
-                      </td>
-                      <td>
-                        <CellLabel text="Runtime" />
-                        {c.runtime}
-                      </td>
-                      <td>
-                        <CellLabel text="State" />
-                        {c.state}
-                      </td>
-                      <td>
-                        <CellLabel text="Revision" />
-                        {c.revision === null
-                          ? '—'
-                          : `${number(c.revision)} (${c.behind ? `${number(c.behind)} behind` : 'current'})`}
-                      </td>
-                      <td>
-                        <CellLabel text="Last seen" />
-                        <Age iso={c.lastSeenAt} now={now} />
-                        {!c.connected && c.state !== 'closed' && ' (no report since)'}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
+            <CardTable
+              label={`Instances of ${label}`}
+              heads={['Instance', 'App version', 'SDK', 'Runtime', 'State', 'Revision', 'Last seen']}
+            >
+              {list.map((c) => (
+                <tr key={c.instance}>
+                  <td class="mono key" title={c.instance}>
+                    {short(c.instance)}
+                  </td>
+                  <td>
+                    <CellLabel text="App version" />
+                    <bdi>{c.app?.version ?? '—'}</bdi>
+                  </td>
+                  <td>
+                    <CellLabel text="SDK" />
+                    {c.sdk.name} {c.sdk.version}
+                  </td>
+                  <td>
+                    <CellLabel text="Runtime" />
+                    {c.runtime}
+                  </td>
+                  <td>
+                    <CellLabel text="State" />
+                    {c.state}
+                  </td>
+                  <td>
+                    <CellLabel text="Revision" />
+                    {c.revision === null
+                      ? '—'
+                      : `${number(c.revision)} (${c.behind ? `${number(c.behind)} behind` : 'current'})`}
+                  </td>
+                  <td>
+                    <CellLabel text="Last seen" />
+                    <Age iso={c.lastSeenAt} now={now} />
+                    {!c.connected && c.state !== 'closed' && ' (no report since)'}
+                  </td>
+                </tr>
+              ))}
+            </CardTable>
           </section>
         );
       })}

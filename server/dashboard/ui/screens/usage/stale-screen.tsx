@@ -8,28 +8,16 @@
 import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import { api, envApi, messageOf } from '../../api.js';
-import { CellLabel, ErrorText, TableWrap } from '../../components/bits.js';
+import { CellLabel, ErrorText } from '../../components/bits.js';
 import { dateTime, jsonish, number } from '../../format.js';
 import { useResource } from '../../resource.js';
 import { envHref } from '../../route.js';
-import {
-  Age,
-  DAY,
-  type FlagUsage,
-  OFF,
-  type StaleAnswer,
-  type StaleEntry,
-  UsageHeader,
-  UsageOff,
-  usageLoad,
-  useUsageRefresh,
-} from './usage-common.js';
-
-const REASONS: Record<StaleEntry['reason'], string> = {
-  UNUSED: 'Not evaluated',
-  NEVER_EVALUATED: 'Never evaluated',
-  SINGLE_VALUE: 'One value only',
-};
+import type { FlagUsage, StaleAnswer, StaleFlag } from '../../usage/api.js';
+import { DAY } from '../../usage/axis.js';
+import { CardTable } from '../../usage/card-table.js';
+import { Age } from '../../usage/relative-time.js';
+import { STALE } from '../../usage/usage-cells.js';
+import { UsageHeader, UsageOff, usageLoad, useUsageRefresh } from './usage-common.js';
 
 type Mark = { permanent: boolean } | { snoozedUntil: string | null };
 type MarkAnswer = Pick<FlagUsage, 'key' | 'permanent' | 'snoozedUntil'>;
@@ -48,7 +36,7 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
 
   const report = stale.data;
   const header = <UsageHeader project={project} env={env} stale />;
-  if (report === OFF || flags.data === OFF)
+  if (report === null || flags.data === null)
     return (
       <>
         {header}
@@ -73,6 +61,13 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
       reload();
     }
   };
+  /** A button named `text` and the key, that marks `key` (`done`: what is then said). */
+  const button = (key: string, text: string, body: Mark, what: string, done: string) => (
+    <button type="button" class="small" disabled={busy} onClick={() => mark(key, body, what, () => done)}>
+      {text}
+      <span class="visually-hidden"> {key}</span>
+    </button>
+  );
   const marked = (flags.data ?? []).filter(
     (f) => f.permanent || (f.snoozedUntil !== null && Date.parse(f.snoozedUntil) > now),
   );
@@ -103,50 +98,31 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
                 No stale flag: every flag is evaluated, serves more than one value, or is marked below.
               </p>
             ) : (
-              <TableWrap label="Stale flags" cards>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Flag</th>
-                      <th scope="col">Why</th>
-                      <th scope="col">Keep it</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {report.flags.map((f) => (
-                      <StaleRow key={f.key} flag={f} href={envHref(project, env, 'flags', f.key)}>
-                        <button
-                          type="button"
-                          class="small"
-                          disabled={busy}
-                          onClick={() =>
-                            mark(
-                              f.key,
-                              { permanent: true },
-                              `mark ${f.key} permanent`,
-                              () => `${f.key} marked permanent: it is never listed as stale.`,
-                            )
-                          }
-                        >
-                          Mark permanent<span class="visually-hidden"> {f.key}</span>
-                        </button>
-                        <Snooze
-                          flag={f.key}
-                          busy={busy}
-                          onSnooze={(days) =>
-                            mark(
-                              f.key,
-                              { snoozedUntil: new Date(now + days * DAY).toISOString() },
-                              `snooze ${f.key}`,
-                              (a) => `${f.key} snoozed until ${dateTime(a.snoozedUntil)}.`,
-                            )
-                          }
-                        />
-                      </StaleRow>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <CardTable label="Stale flags" heads={['Flag', 'Why', 'Keep it']}>
+                {report.flags.map((f) => (
+                  <StaleRow key={f.key} flag={f} href={envHref(project, env, 'flags', f.key)}>
+                    {button(
+                      f.key,
+                      'Mark permanent',
+                      { permanent: true },
+                      `mark ${f.key} permanent`,
+                      `${f.key} marked permanent: it is never listed as stale.`,
+                    )}
+                    <Snooze
+                      flag={f.key}
+                      busy={busy}
+                      onSnooze={(days) =>
+                        mark(
+                          f.key,
+                          { snoozedUntil: new Date(now + days * DAY).toISOString() },
+                          `snooze ${f.key}`,
+                          (a) => `${f.key} snoozed until ${dateTime(a.snoozedUntil)}.`,
+                        )
+                      }
+                    />
+                  </StaleRow>
+                ))}
+              </CardTable>
             )}
           </section>
           <section aria-labelledby="stale-marked">
@@ -160,74 +136,45 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
             ) : marked.length === 0 ? (
               <p class="empty">No flag is marked. Mark one above when it is meant to stay.</p>
             ) : (
-              <TableWrap label="Marked flags" cards>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Flag</th>
-                      <th scope="col">Mark</th>
-                      <th scope="col">Take back</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {marked.map((f) => (
-                      <tr key={f.key}>
-                        <td class="mono key">
-                          <a href={envHref(project, env, 'flags', f.key)}>
-                            <bdi>{f.key}</bdi>
-                          </a>
-                        </td>
-                        <td>
-                          <CellLabel text="Mark" />
-                          {f.permanent ? 'Permanent' : 'Snoozed'}
-                          {f.snoozedUntil !== null && Date.parse(f.snoozedUntil) > now && (
-                            <>
-                              {f.permanent ? ', and snoozed' : ''} until {dateTime(f.snoozedUntil)} (
-                              <Age iso={f.snoozedUntil} now={now} />)
-                            </>
-                          )}
-                        </td>
-                        <td class="row-actions">
-                          {f.permanent && (
-                            <button
-                              type="button"
-                              class="small"
-                              disabled={busy}
-                              onClick={() =>
-                                mark(
-                                  f.key,
-                                  { permanent: false },
-                                  `unmark ${f.key}`,
-                                  () => `${f.key} is no longer permanent: listed again when stale.`,
-                                )
-                              }
-                            >
-                              Unmark<span class="visually-hidden"> {f.key}</span>
-                            </button>
-                          )}
-                          {f.snoozedUntil !== null && (
-                            <button
-                              type="button"
-                              class="small"
-                              disabled={busy}
-                              onClick={() =>
-                                mark(
-                                  f.key,
-                                  { snoozedUntil: null },
-                                  `unsnooze ${f.key}`,
-                                  () => `${f.key} is no longer snoozed: listed again when stale.`,
-                                )
-                              }
-                            >
-                              Unsnooze<span class="visually-hidden"> {f.key}</span>
-                            </button>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
+              <CardTable label="Marked flags" heads={['Flag', 'Mark', 'Take back']}>
+                {marked.map((f) => (
+                  <tr key={f.key}>
+                    <td class="mono key">
+                      <a href={envHref(project, env, 'flags', f.key)}>
+                        <bdi>{f.key}</bdi>
+                      </a>
+                    </td>
+                    <td>
+                      <CellLabel text="Mark" />
+                      {f.permanent ? 'Permanent' : 'Snoozed'}
+                      {f.snoozedUntil !== null && Date.parse(f.snoozedUntil) > now && (
+                        <>
+                          {f.permanent ? ', and snoozed' : ''} until {dateTime(f.snoozedUntil)} (
+                          <Age iso={f.snoozedUntil} now={now} />)
+                        </>
+                      )}
+                    </td>
+                    <td class="row-actions">
+                      {f.permanent &&
+                        button(
+                          f.key,
+                          'Unmark',
+                          { permanent: false },
+                          `unmark ${f.key}`,
+                          `${f.key} is no longer permanent: listed again when stale.`,
+                        )}
+                      {f.snoozedUntil !== null &&
+                        button(
+                          f.key,
+                          'Unsnooze',
+                          { snoozedUntil: null },
+                          `unsnooze ${f.key}`,
+                          `${f.key} is no longer snoozed: listed again when stale.`,
+                        )}
+                    </td>
+                  </tr>
+                ))}
+              </CardTable>
             )}
           </section>
         </>
@@ -236,7 +183,13 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
   );
 }
 
-function StaleRow({ flag, href, children }: { flag: StaleEntry; href: string; children: ComponentChildren }) {
+/** Why a flag is stale, as the list heads it: "One value only". */
+function why({ reason }: StaleFlag): string {
+  const words = STALE[reason];
+  return `${words[0]!.toUpperCase()}${words.slice(1)}${reason === 'SINGLE_VALUE' ? ' only' : ''}`;
+}
+
+function StaleRow({ flag, href, children }: { flag: StaleFlag; href: string; children: ComponentChildren }) {
   return (
     <tr>
       <td class="mono key">
@@ -246,7 +199,7 @@ function StaleRow({ flag, href, children }: { flag: StaleEntry; href: string; ch
       </td>
       <td>
         <CellLabel text="Why" />
-        <strong>{REASONS[flag.reason]}</strong>: {flag.message}
+        <strong>{why(flag)}</strong>: {flag.message}
         {flag.reason === 'SINGLE_VALUE' && (
           <span class="hint">
             Value to hard-code where the flag is read: <code>{jsonish(flag.value)}</code> (variant{' '}

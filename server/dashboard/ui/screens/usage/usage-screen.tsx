@@ -8,17 +8,10 @@ import { ErrorText } from '../../components/bits.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';
 import { envHref } from '../../route.js';
+import type { ClientsAnswer, UnknownKey } from '../../usage/api.js';
 import { AppGroups, BehindCallout } from './clients.js';
 import { UnknownKeys } from './unknown-keys.js';
-import {
-  type ClientsAnswer,
-  OFF,
-  type UnknownKey,
-  UsageHeader,
-  UsageOff,
-  usageLoad,
-  useUsageRefresh,
-} from './usage-common.js';
+import { UsageHeader, UsageOff, usageLoad, useUsageRefresh } from './usage-common.js';
 
 export function UsageScreen({ project, env }: { project: string; env: string }) {
   const id = `${project}/${env}`;
@@ -30,7 +23,7 @@ export function UsageScreen({ project, env }: { project: string; env: string }) 
   });
   const answer = clients.data;
   const header = <UsageHeader project={project} env={env} stale={false} />;
-  if (answer === OFF || unknown.data === OFF)
+  if (answer === null || unknown.data === null)
     return (
       <>
         {header}
