@@ -6,50 +6,39 @@
  * CSRF; a wrong token; axe-core on every screen; light, dark and 360 px. Screenshots of the main
  * screens go to SCREENSHOT_DIR (default: a temp folder).
  */
-import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createManagementClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { seriousViolations } from './helpers/axe.js';
 import { launchedChromium } from './helpers/browser.js';
+import {
+  collectProblems,
+  type DashboardPage,
+  DESKTOP,
+  openDashboard,
+  screenshot,
+  sidewaysOverflow,
+} from './helpers/dashboard-page.js';
 import { startReceiver, type TestReceiver } from './helpers/receiver.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { whenState, whenTrue } from './helpers/wait.js';
 
-const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'flagwire-screenshots');
-mkdirSync(SHOTS, { recursive: true });
-
 const browser = launchedChromium();
 let t: TestServer;
 let admin: AdminCaller;
-let context: BrowserContext;
+let d: DashboardPage;
 let page: Page;
 let receiver: TestReceiver;
 let sdk: FlagwireClient | undefined;
 let sdkKey = '';
-const problems: string[] = [];
 const a11y: Record<string, unknown[]> = {};
 
 /** Runs axe on the page as it is, recording serious or critical violations under `screen`. */
 async function checkA11y(screen: string): Promise<void> {
   const found = await seriousViolations(page);
   if (found.length > 0) a11y[screen] = found;
-}
-
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
-
-function watch(p: Page): void {
-  p.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  p.on('console', (m) => {
-    // A 401 the sign-in probe gets is expected; anything else (CSP violations included) is not.
-    if (m.type() === 'error' && !/401 \(Unauthorized\)/.test(m.text())) problems.push(`console: ${m.text()}`);
-  });
 }
 
 const env = (path: string) => `/environments/shop/live${path}`;
@@ -62,20 +51,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sdk?.close();
-  await context?.close();
+  await d?.context.close();
   await receiver?.close();
   await t?.close();
 });
 
 describe('signing in', () => {
   it('shows the sign-in screen without a credential and refuses a wrong token', async () => {
-    context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    watch(page);
-    await page.goto(`${t.server.url}/`);
-    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    d = await openDashboard(browser(), t.server, { signedIn: false });
+    page = d.page;
     await checkA11y('sign-in');
-    await shot('sign-in');
+    await screenshot(page, 'sign-in');
     await page.getByLabel('Admin token').fill('fw_admin_wrong0000000000000000000000000');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').waitFor();
@@ -90,7 +76,7 @@ describe('signing in', () => {
     await page.goto(t.server.dashboardUrl!);
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     expect(page.url()).toBe(`${t.server.url}/`);
-    const cookies = await context.cookies();
+    const cookies = await d.context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ name: 'flagwire_admin', httpOnly: true, sameSite: 'Strict' });
     expect(cookies[0]!.value).not.toContain(t.server.adminToken!);
@@ -121,7 +107,7 @@ describe('projects, environments and keys', () => {
     ]);
     await page.getByRole('link', { name: 'Projects' }).click();
     await page.getByRole('link', { name: 'live' }).waitFor();
-    await shot('projects');
+    await screenshot(page, 'projects');
     await page.getByRole('link', { name: 'live' }).click();
     await page.getByRole('heading', { name: 'Flags' }).waitFor();
   });
@@ -137,7 +123,7 @@ describe('projects, environments and keys', () => {
     sdkKey = (await value.textContent())!.trim();
     expect(sdkKey).toMatch(/^fw_live_[A-Za-z0-9]{32}$/);
     await checkA11y('api-keys');
-    await shot('api-keys');
+    await screenshot(page, 'api-keys');
     await page.getByRole('button', { name: 'Done' }).click();
     expect(await page.content()).not.toContain(sdkKey);
     await page.getByRole('cell', { name: 'web' }).waitFor();
@@ -217,8 +203,8 @@ describe('flags', () => {
   });
 
   it('shows a change made in a second tab without a reload', async () => {
-    const second = await context.newPage();
-    watch(second);
+    const second = await d.context.newPage();
+    collectProblems(second, d.problems);
     await second.goto(page.url());
     await second.getByRole('switch', { name: 'Enabled: checkout' }).click();
     await expect
@@ -258,7 +244,7 @@ describe('flags', () => {
     await dialog.getByRole('button', { name: 'Delete flag' }).click();
     await expect.poll(async () => (await admin.call('GET', env('/flags/from-api'))).status).toBe(404);
     await expect.poll(() => page.getByRole('switch', { name: 'Enabled: from-api' }).count()).toBe(0);
-    await shot('flags');
+    await screenshot(page, 'flags');
   });
 });
 
@@ -272,7 +258,7 @@ describe('history, webhooks, live', () => {
     expect(text).toMatch(/API key fw_live_…\w{4}/);
     expect(text).toContain('deleted');
     await checkA11y('history');
-    await shot('history');
+    await screenshot(page, 'history');
     await page.getByLabel('History of flag').selectOption('ramp');
     await expect
       .poll(async () => (await page.locator('main').textContent())!.includes('from-api'))
@@ -294,7 +280,7 @@ describe('history, webhooks, live', () => {
     await page.getByRole('heading', { name: `Deliveries to ${receiver.url}` }).waitFor();
     await page.getByRole('cell', { name: 'succeeded' }).waitFor({ timeout: 5000 });
     await checkA11y('webhooks');
-    await shot('webhooks');
+    await screenshot(page, 'webhooks');
     const id = delivered.json.delivery.id;
     await page.getByRole('button', { name: `Redeliver ${id}` }).click();
     expect((await receiver.next()).json.id).toBe(delivered.json.id);
@@ -308,7 +294,7 @@ describe('history, webhooks, live', () => {
     expect(snippet).toContain(`baseUrl: '${t.server.url}/api/v1'`);
     expect(snippet).toContain('createClient');
     await checkA11y('connect');
-    await shot('connect');
+    await screenshot(page, 'connect');
   });
 
   it('revokes a key: the SDK client is refused and its stream closed', async () => {
@@ -336,7 +322,7 @@ describe('security and layout', () => {
     );
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     const otherUrl = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
-    const tab = await context.newPage();
+    const tab = await d.context.newPage();
     await tab.goto(otherUrl);
     const status = await tab.evaluate(async (target) => {
       // A "simple" request: no preflight, so it reaches the server, cookie and foreign Origin included.
@@ -361,21 +347,21 @@ describe('security and layout', () => {
     await page.getByRole('heading', { name: 'Flags' }).waitFor();
     const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     await checkA11y('flags-dark');
-    await shot('flags-dark');
+    await screenshot(page, 'flags-dark');
     await page.emulateMedia({ colorScheme: 'light' });
     const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(dark).not.toBe(light);
     await page.setViewportSize({ width: 360, height: 800 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    expect(await sidewaysOverflow(page)).toBe(0);
     expect(await page.getByRole('button', { name: 'Create flag' }).isVisible()).toBe(true);
     await checkA11y('flags-360');
-    await shot('flags-360');
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await screenshot(page, 'flags-360');
+    await page.setViewportSize(DESKTOP);
   });
 
   it('had no accessibility problem, no script error and no CSP violation on any screen', () => {
     expect(a11y).toEqual({});
-    expect(problems).toEqual([]);
+    // No script error, and no console error (CSP violations included) but the sign-in probe's 401.
+    expect(d.problems).toEqual([]);
   });
 });

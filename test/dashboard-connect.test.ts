@@ -21,7 +21,6 @@ import { launchedChromium } from './helpers/browser.js';
 import {
   checkEveryMode,
   type DashboardPage,
-  DESKTOP,
   openDashboard,
   PHONE,
   screenshot,
@@ -138,10 +137,11 @@ async function typeCheck(files: string[]): Promise<string> {
 
 describe('the Connect screen', () => {
   it('shows the snippet in JavaScript and TypeScript tabs that the arrow keys move between', async () => {
-    d = await openDashboard(browser(), t.server);
+    d = await openDashboard(browser(), t.server, {
+      path: '#/env/acme/production/connect',
+      heading: 'Connect your app',
+    });
     const { page } = d;
-    await page.goto(`${t.server.url}/#/env/acme/production/connect`);
-    await page.getByRole('heading', { name: 'Connect your app' }).waitFor();
     const js = page.getByRole('tab', { name: 'JavaScript' });
     const ts = page.getByRole('tab', { name: 'TypeScript' });
     await js.waitFor();
@@ -169,9 +169,7 @@ describe('the Connect screen', () => {
     await page.keyboard.press('ArrowLeft');
     expect(await checkEveryMode(page)).toEqual({});
     await screenshot(page, 'connect');
-    await page.setViewportSize(PHONE);
-    await screenshot(page, 'connect-390');
-    await page.setViewportSize(DESKTOP);
+    await screenshot(page, 'connect-390', { viewport: PHONE });
   });
 
   it('names the first flag of the environment, and the JavaScript snippet runs as pasted into an .mjs file', async () => {
@@ -203,7 +201,7 @@ describe('the Connect screen', () => {
 
   it('says so when the environment has no flag and the snippet names a placeholder', async () => {
     const { page } = d;
-    await page.goto(`${t.server.url}/#/env/acme/staging/connect`);
+    await d.open('#/env/acme/staging/connect');
     await page.getByText('This environment has no flags yet').waitFor();
     const note = (await page.locator('.snippet-flag').textContent())!;
     expect(note).toContain('names my-flag, a placeholder');

@@ -84,9 +84,8 @@ describe('the deliveries log', () => {
   });
 
   it("shows each delivery's flag, event, status and last response", async () => {
-    d = await openDashboard(browser(), t.server);
+    d = await openDashboard(browser(), t.server, { path: '#/env/acme/production/webhooks' });
     const { page } = d;
-    await page.goto(`${t.server.url}/#/env/acme/production/webhooks`);
     await page.getByRole('button', { name: `Deliveries: ${url}` }).click();
     await page.getByRole('heading', { name: `Deliveries to ${url}` }).waitFor();
     await expect.poll(() => deliveries().count()).toBe(2);
@@ -174,9 +173,7 @@ describe('the deliveries log', () => {
     // On a phone: each delivery a card, its actions in view, nothing wider than the screen.
     await page.setViewportSize(PHONE);
     await screenshot(page, 'deliveries-390');
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await screenshot(page, 'deliveries-390-dark');
-    await page.emulateMedia({ colorScheme: 'light' });
+    await screenshot(page, 'deliveries-390-dark', { colorScheme: 'dark' });
     const redeliver = deliveries()
       .first()
       .getByRole('button', { name: /^Redeliver / });

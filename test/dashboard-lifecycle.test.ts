@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { launchedChromium } from './helpers/browser.js';
-import { checkEveryMode, type DashboardPage, openDashboard } from './helpers/dashboard-page.js';
+import { type DashboardPage, openDashboard } from './helpers/dashboard-page.js';
 import { makeEnv, makeKey, sendOk } from './helpers/lifecycle.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { whenState, whenTrue } from './helpers/wait.js';
@@ -20,14 +20,6 @@ let t: TestServer;
 let admin: AdminCaller;
 let d: DashboardPage;
 let sdk: FlagwireClient | undefined;
-const a11y: Record<string, unknown> = {};
-
-/** axe (and sideways scrolling) on the page as it is, in every mode, recorded under `name`. */
-async function checkA11y(name: string): Promise<void> {
-  const found = await checkEveryMode(d.page);
-  if (Object.keys(found).length > 0) a11y[name] = found;
-}
-
 const dialog = () => d.page.getByRole('dialog');
 /** The overview's section of project `key`. */
 const project = (key: string) => d.page.getByRole('region', { name: key, exact: true });
@@ -44,8 +36,6 @@ beforeAll(async () => {
   sdk = createClient({ baseUrl: t.base, apiKey: key.key, logger: false });
   await sdk.ready({ timeoutMs: 10_000 });
   d = await openDashboard(browser(), t.server);
-  // A step that cannot happen fails with its own message, before the test's deadline.
-  d.page.setDefaultTimeout(10_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -58,7 +48,7 @@ describe('renaming', () => {
   it('renames a mistyped project, checking the new key as it is typed', async () => {
     await d.page.getByRole('button', { name: 'Rename project shpo' }).click();
     await dialog().getByRole('heading', { name: 'Rename project shpo' }).waitFor();
-    await checkA11y('rename dialog');
+    await d.checkA11y('rename dialog');
     const field = dialog().getByLabel('New project key');
     const submit = dialog().getByRole('button', { name: 'Rename project' });
     await field.fill('acme');
@@ -95,19 +85,19 @@ describe('copying flags', () => {
     await dialog().getByRole('heading', { name: 'Copy flags from shop/staging' }).waitFor();
     await dialog().getByLabel('Copy to').selectOption('shop/production');
     await dialog().getByLabel('search').uncheck();
-    await checkA11y('copy dialog: choosing');
+    await d.checkA11y('copy dialog: choosing');
     await dialog().getByRole('button', { name: 'Preview the copy' }).click();
     await dialog().getByRole('region', { name: 'What the copy would do' }).waitFor();
     const text = (await dialog().textContent())!;
     expect(text).toContain('2 created, 0 changed, 0 unchanged');
     expect(text).toContain('enabled: null → true');
     expect(text).not.toContain('search');
-    await checkA11y('copy dialog: preview');
+    await d.checkA11y('copy dialog: preview');
     // Nothing is written by the preview.
     expect(await sendOk(admin, 'GET', '/environments/shop/production/flags', undefined)).toEqual([]);
     await dialog().getByRole('button', { name: 'Copy 2 flags to shop/production' }).click();
     await dialog().getByText('Copied 2 flags to shop/production.').waitFor();
-    await checkA11y('copy dialog: done');
+    await d.checkA11y('copy dialog: done');
     await dialog().getByRole('button', { name: 'Done' }).click();
     const flags = await sendOk(admin, 'GET', '/environments/shop/production/flags', undefined);
     expect(flags.map((f: { key: string; enabled: boolean }) => [f.key, f.enabled])).toEqual([
@@ -173,7 +163,7 @@ describe('deleting', () => {
   it('deletes an environment only after its name is typed; its SDK client is refused', async () => {
     await d.page.getByRole('button', { name: 'Delete environment shop/staging' }).click();
     await dialog().getByRole('heading', { name: 'Delete environment shop/staging?' }).waitFor();
-    await checkA11y('delete dialog');
+    await d.checkA11y('delete dialog');
     const confirm = dialog().getByRole('button', { name: 'Delete environment' });
     expect(await confirm.isDisabled()).toBe(true);
     await dialog().getByLabel('Environment to delete').fill('staging');
@@ -191,7 +181,7 @@ describe('deleting', () => {
   });
 
   it('had no accessibility problem and no script error', () => {
-    expect(a11y).toEqual({});
+    expect(d.a11y).toEqual({});
     expect(d.problems).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { launchedChromium } from './helpers/browser.js';
-import { checkEveryMode, type DashboardPage, openDashboard, screenshot } from './helpers/dashboard-page.js';
+import { type DashboardPage, openDashboard, screenshot } from './helpers/dashboard-page.js';
 import { type Json, sendOk } from './helpers/lifecycle.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 import { whenTrue } from './helpers/wait.js';
@@ -21,14 +21,8 @@ let t: TestServer;
 let admin: AdminCaller;
 let d: DashboardPage;
 let sdk: FlagwireClient | undefined;
-const a11y: Record<string, unknown> = {};
 const ENV = '/environments/acme/staging';
 const KEYS_5000 = Array.from({ length: 5000 }, (_, i) => `user-${String(i).padStart(4, '0')}`);
-
-async function checkA11y(name: string): Promise<void> {
-  const found = await checkEveryMode(d.page);
-  if (Object.keys(found).length > 0) a11y[name] = found;
-}
 
 const page = () => d.page;
 const region = (name: string | RegExp) => page().getByRole('region', { name });
@@ -46,9 +40,7 @@ beforeAll(async () => {
   t = await startTestServer();
   admin = await adminCaller(t.server);
   await sendOk(admin, 'POST', `${ENV}/flags`, { key: 'beta-banner', type: 'boolean' }, 201);
-  d = await openDashboard(browser(), t.server);
-  await d.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.server.url });
-  d.page.setDefaultTimeout(10_000);
+  d = await openDashboard(browser(), t.server, { permissions: ['clipboard-read', 'clipboard-write'] });
 }, 60_000);
 
 afterAll(async () => {
@@ -59,7 +51,7 @@ afterAll(async () => {
 
 describe('a segment', () => {
   it('starts from an empty list that says what a segment is for', async () => {
-    await page().goto(`${t.server.url}/#/env/acme/staging/flags`);
+    await d.open('#/env/acme/staging/flags');
     await page()
       .getByRole('navigation', { name: 'Environment' })
       .getByRole('link', { name: 'Segments' })
@@ -68,7 +60,7 @@ describe('a segment', () => {
     await page()
       .getByText(/^No segments yet/)
       .waitFor();
-    await checkA11y('segments: empty');
+    await d.checkA11y('segments: empty');
   });
 
   it('is created, and 5,000 users pasted at once are counted, searchable and saved after a review', async () => {
@@ -103,7 +95,7 @@ describe('a segment', () => {
     expect(
       await condition.getByLabel('Operator').locator('option', { hasText: 'is in segment' }).count(),
     ).toBe(0);
-    await checkA11y('segment page: 5,000 keys, a rule');
+    await d.checkA11y('segment page: 5,000 keys, a rule');
     await page().evaluate(() => scrollTo(0, document.body.scrollHeight));
     await screenshot(page(), 'targeting-segment-page');
     await page().getByRole('button', { name: 'Review and save' }).click();
@@ -124,8 +116,7 @@ describe('a segment', () => {
   });
 
   it('is used by a flag rule, and a real SDK client serves its users as the segment says', async () => {
-    await page().goto(`${t.server.url}/#/env/acme/staging/flags/beta-banner`);
-    await page().getByRole('heading', { name: 'Flag beta-banner' }).waitFor();
+    await d.open('#/env/acme/staging/flags/beta-banner', 'Flag beta-banner');
     await page().getByRole('switch', { name: 'Flag beta-banner on' }).check();
     await page().getByRole('button', { name: 'Add rule' }).click();
     const condition = page().getByRole('group', { name: 'Condition 1 of rule 1' });
@@ -159,7 +150,7 @@ describe('a segment', () => {
       .getByRole('cell')
       .evaluateAll((els) => els.map((el) => (el as HTMLElement).innerText.trim()));
     expect(cells.slice(0, 5)).toEqual(['early-access', '5,000', '1', '1', 'beta-banner']);
-    await checkA11y('segments: a list');
+    await d.checkA11y('segments: a list');
     await row.getByRole('link', { name: 'early-access' }).click();
     await region('Used by').getByRole('link', { name: 'beta-banner' }).waitFor();
   });
@@ -172,7 +163,7 @@ describe('a segment', () => {
     expect(await refusal.textContent()).toContain(
       'Not deleted: segment "early-access" is used by "beta-banner": remove it from their rules first',
     );
-    await checkA11y('segment: deletion refused');
+    await d.checkA11y('segment: deletion refused');
     expect((await segment()).key).toBe('early-access');
     await refusal.getByRole('link', { name: 'Open flag beta-banner' }).click();
     await page().getByRole('heading', { name: 'Flag beta-banner' }).waitFor();
@@ -184,13 +175,13 @@ describe('a segment', () => {
     await page().getByRole('button', { name: 'Review and save' }).click();
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await page().getByText('Saved: 1 change.').waitFor();
-    await page().goto(`${t.server.url}/#/env/acme/staging/segments/early-access`);
+    await d.open('#/env/acme/staging/segments/early-access');
     await page().getByRole('link', { name: 'History of this segment' }).click();
     const history = (await page().locator('table.history').textContent()) ?? '';
     expect(history).toContain('Included users:added 5,000 keys: user-0000');
     expect(history).toContain('added rule: if plan is one of “enterprise”');
     expect(history).not.toContain('["user-0000"');
-    await checkA11y('segment history');
+    await d.checkA11y('segment history');
     await page().goBack();
     await page().getByRole('button', { name: 'Delete segment' }).click();
     await dialog().getByRole('button', { name: 'Delete segment' }).click();
@@ -205,7 +196,7 @@ describe('a segment', () => {
 
 describe('accessibility', () => {
   it('finds no serious axe violation and no sideways scrolling on any segment screen', () => {
-    expect(a11y).toEqual({});
+    expect(d.a11y).toEqual({});
     // The one refusal the test asked for (deleting a segment in use) is the only failed request.
     expect(d.problems).toEqual([
       'console: Failed to load resource: the server responded with a status of 409 (Conflict)',

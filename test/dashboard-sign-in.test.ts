@@ -67,10 +67,11 @@ describe('signing in with something that is not the admin token', () => {
 
 describe('a #token= link that holds something else', () => {
   it('names an API key in the link as one, with where the admin token is', async () => {
-    const context = await browser().newContext();
+    const { context, page } = await openDashboard(browser(), t.server, {
+      signedIn: false,
+      path: `#token=${KEYS.acmeProdRead}`,
+    });
     try {
-      const page = await context.newPage();
-      await page.goto(`${t.server.url}/#token=${KEYS.acmeProdRead}`);
       const alert = page.getByRole('alert');
       await alert.waitFor();
       const said = (await alert.textContent()) ?? '';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { launchedChromium } from './helpers/browser.js';
-import { checkEveryMode, type DashboardPage, openDashboard, screenshot } from './helpers/dashboard-page.js';
+import { type DashboardPage, openDashboard, screenshot } from './helpers/dashboard-page.js';
 import { type Json, sendOk } from './helpers/lifecycle.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 import { whenTrue } from './helpers/wait.js';
@@ -24,14 +24,7 @@ let t: TestServer;
 let admin: AdminCaller;
 let d: DashboardPage;
 let sdk: FlagwireClient | undefined;
-const a11y: Record<string, unknown> = {};
 const ENV = '/environments/acme/staging';
-const flagHref = (key: string) => `${t.server.url}/#/env/acme/staging/flags/${key}`;
-
-async function checkA11y(name: string): Promise<void> {
-  const found = await checkEveryMode(d.page);
-  if (Object.keys(found).length > 0) a11y[name] = found;
-}
 
 const page = () => d.page;
 const region = (name: string | RegExp) => page().getByRole('region', { name });
@@ -75,7 +68,6 @@ beforeAll(async () => {
   await sendOk(admin, 'PATCH', `${ENV}/flags/gate`, { enabled: true });
   await sendOk(admin, 'POST', `${ENV}/segments`, { key: 'beta', included: ['bob', 'bea'] }, 201);
   d = await openDashboard(browser(), t.server);
-  d.page.setDefaultTimeout(10_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -86,7 +78,7 @@ afterAll(async () => {
 
 describe('a flag with variants', () => {
   it('is created with its two variants typed as its type asks', async () => {
-    await page().goto(`${t.server.url}/#/env/acme/staging/flags`);
+    await d.open('#/env/acme/staging/flags');
     await page().getByRole('link', { name: 'New flag with variants (text, number or JSON)' }).click();
     await page().getByRole('heading', { name: 'New flag with variants' }).waitFor();
     // JSON values are checked as typed, next to the field.
@@ -98,7 +90,7 @@ describe('a flag with variants', () => {
         .isVisible(),
     ).toBe(true);
     expect(await page().getByRole('button', { name: 'Create flag' }).isDisabled()).toBe(true);
-    await checkA11y('new flag page');
+    await d.checkA11y('new flag page');
     await page().getByLabel('Values are').selectOption('string');
     await page().getByLabel('Flag key').fill('banner');
     await page().getByLabel('Variant 1 name').fill('blue');
@@ -156,12 +148,12 @@ describe('a flag with variants', () => {
     expect(await rule(1).getByText('Who gets what: zed gets this rule (with your changes)').isVisible()).toBe(
       true,
     );
-    await checkA11y('flag page: rules built, who gets what');
+    await d.checkA11y('flag page: rules built, who gets what');
     // The save bar follows the window; at the end of the page it sits below "who gets what".
     await page().evaluate(() => scrollTo(0, document.body.scrollHeight));
     await screenshot(page(), 'targeting-flag-page');
-    await region('Rules').screenshot({ path: await shotPath('targeting-rule-builder') });
-    await region('Who gets what').screenshot({ path: await shotPath('targeting-who-gets-what') });
+    await screenshot(region('Rules'), 'targeting-rule-builder');
+    await screenshot(region('Who gets what'), 'targeting-who-gets-what');
     expect(await serverFlag()).not.toHaveProperty('rules');
 
     // The review says what changes, in words; then it is saved.
@@ -174,7 +166,7 @@ describe('a flag with variants', () => {
       'added rule 2: if user is in segment beta, serve 50\u00a0% blue, 50\u00a0% red (by company)',
     );
     expect(review).toContain('added: gate serves on');
-    await checkA11y('review dialog');
+    await d.checkA11y('review dialog');
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await page().getByText('Saved: 4 changes.').waitFor();
     expect(await dialog().count()).toBe(0);
@@ -254,8 +246,7 @@ describe('a flag with variants', () => {
 
 describe('the rule builder', () => {
   it('shows the server refusal at the condition its JSON path names; a rule without conditions reads everyone', async () => {
-    await page().goto(flagHref('banner'));
-    await page().getByRole('heading', { name: 'Flag banner' }).waitFor();
+    await d.open('#/env/acme/staging/flags/banner', 'Flag banner');
     await page().getByRole('button', { name: 'Add rule' }).click();
     await condition(3, 1).getByLabel('Attribute').fill('name');
     await condition(3, 1).getByLabel('Operator').selectOption({ label: 'matches the pattern' });
@@ -268,7 +259,7 @@ describe('the rule builder', () => {
     expect(await dialog().count()).toBe(0);
     const note = page().locator('.save-bar').getByRole('alert');
     expect(await note.textContent()).toMatch(/^Not saved: rules\[2\]\.clauses\[0\]\.values\[0\]: /);
-    await checkA11y('flag page: a refused condition');
+    await d.checkA11y('flag page: a refused condition');
     expect((await serverFlag()).rules).toHaveLength(2);
     await condition(3, 1).getByRole('button', { name: 'Remove condition 1 of rule 3' }).click();
     expect(await rule(3).locator('.rule-summary').textContent()).toBe('If everyone');
@@ -321,7 +312,7 @@ describe('a change made elsewhere', () => {
     });
     await elsewhere().waitFor();
     expect(await elsewhere().textContent()).toContain('Individual targets: red: added 1 key: eve');
-    await checkA11y('flag page: changed elsewhere');
+    await d.checkA11y('flag page: changed elsewhere');
     // Keep editing: the edit stays, and the review shows that saving would drop eve.
     await elsewhere().getByRole('button', { name: 'Keep editing' }).click();
     expect(await elsewhere().count()).toBe(0);
@@ -360,23 +351,13 @@ describe('the history', () => {
     expect(text).toContain('added: gate serves on');
     expect(text).not.toContain('"clauses"');
     expect(text).not.toContain('"split"');
-    await checkA11y('history of a targeted flag');
+    await d.checkA11y('history of a targeted flag');
   });
 });
 
-/** Where a screenshot named `name` goes (SCREENSHOT_DIR, else a temp folder). */
-async function shotPath(name: string): Promise<string> {
-  const { join } = await import('node:path');
-  const { tmpdir } = await import('node:os');
-  const { mkdirSync } = await import('node:fs');
-  const dir = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'flagwire-screenshots');
-  mkdirSync(dir, { recursive: true });
-  return join(dir, `${name}.png`);
-}
-
 describe('accessibility', () => {
   it('finds no serious axe violation and no sideways scrolling on any new screen', () => {
-    expect(a11y).toEqual({});
+    expect(d.a11y).toEqual({});
     // The one refusal the test asked for (the lookahead pattern) is the only failed request.
     expect(d.problems).toEqual([
       'console: Failed to load resource: the server responded with a status of 400 (Bad Request)',

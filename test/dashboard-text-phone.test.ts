@@ -4,21 +4,14 @@
  * text shortened in the flags list and the history with a way to see it whole; user text
  * isolated, so a right-to-left override does not move the row's buttons; at 390x844 every action
  * of the flags and keys pages in reach without sideways scrolling, and the Connect snippet whole;
- * axe on each screen in light and dark mode at 1280 and 390 px. With SCREENSHOT_DIR set, the flags
- * screen on a phone is saved there as flags-phone.png.
+ * axe on each screen in light and dark mode at 1280 and 390 px. The flags screen on a phone is
+ * saved as flags-phone.png in SCREENSHOT_DIR (default: a temp folder).
  */
-import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AdminCaller, adminCaller } from './helpers/admin.js';
 import { launchedChromium } from './helpers/browser.js';
-import {
-  checkEveryMode,
-  type DashboardPage,
-  DESKTOP,
-  openDashboard,
-  PHONE,
-} from './helpers/dashboard-page.js';
+import { type DashboardPage, DESKTOP, openDashboard, PHONE, screenshot } from './helpers/dashboard-page.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const browser = launchedChromium();
@@ -26,25 +19,17 @@ let t: TestServer;
 let admin: AdminCaller;
 let dash: DashboardPage;
 let page: Page;
-const a11y: Record<string, unknown> = {};
 
 const staging = (path: string) => `/environments/acme/staging${path}`;
-const href = (tab: string) => `${t.server.url}/#/env/acme/staging/${tab}`;
 const RLO = '\u202E';
 /** Words, so that it wraps as prose does: `n` characters of them. */
 const prose = (n: number) =>
   'The quick brown fox jumps over the lazy dog. '.repeat(Math.ceil(n / 45)).slice(0, n);
 const LONG = prose(1000);
 
-async function checkA11y(name: string): Promise<void> {
-  const found = await checkEveryMode(page);
-  if (Object.keys(found).length > 0) a11y[name] = found;
-}
-
-async function open(tab: string, heading: string): Promise<void> {
-  await page.goto(href(tab));
-  await page.getByRole('heading', { name: heading, exact: true }).waitFor();
-}
+/** Opens a tab of acme/staging and waits for its heading, exactly as given. */
+const open = (tab: string, heading: string) =>
+  dash.open(`#/env/acme/staging/${tab}`, new RegExp(`^${heading}$`));
 
 /** Where the element is on the page (not in the viewport), rounded to the pixel. */
 const box = (target: Locator) =>
@@ -91,8 +76,6 @@ beforeAll(async () => {
   await admin.call('POST', staging('/keys'), { access: 'read-only', name: 'checkout service' });
   dash = await openDashboard(browser(), t.server);
   page = dash.page;
-  // A wait that fails says what it waited for, well inside the test's own time limit.
-  page.setDefaultTimeout(10_000);
 }, 60_000);
 
 afterAll(async () => {
@@ -147,7 +130,7 @@ describe('text users write', () => {
     await more.click();
     expect(await more.getAttribute('aria-expanded')).toBe('true');
     expect(await cell.textContent()).toContain(`${LONG.slice(0, 999)}!`);
-    await checkA11y('flags, a long description open');
+    await dash.checkA11y('flags, a long description open');
 
     await open('history', 'History');
     const changes = page.getByRole('region', { name: 'History' });
@@ -160,7 +143,7 @@ describe('text users write', () => {
     expect(await whole.count()).toBe(2);
     await whole.first().click();
     expect(await page.getByRole('main').textContent()).toContain(`${LONG.slice(0, 999)}!`);
-    await checkA11y('history');
+    await dash.checkA11y('history');
   });
 
   it('isolates user text: a right-to-left override in a description does not move the row’s buttons', async () => {
@@ -193,10 +176,8 @@ describe('a phone, 390 x 844', () => {
     await page.getByRole('switch', { name: 'Enabled: ramp' }).waitFor();
     expect(await scrollsSideways()).toBe(false);
     expect(await outOfReach()).toEqual([]);
-    if (process.env.SCREENSHOT_DIR) {
-      await page.screenshot({ path: join(process.env.SCREENSHOT_DIR, 'flags-phone.png'), fullPage: true });
-    }
-    await checkA11y('flags');
+    await screenshot(page, 'flags-phone');
+    await dash.checkA11y('flags');
   });
 
   it('keeps every action of the API keys page in reach without scrolling sideways', async () => {
@@ -205,7 +186,7 @@ describe('a phone, 390 x 844', () => {
     await page.getByRole('button', { name: 'Revoke checkout service' }).waitFor();
     expect(await scrollsSideways()).toBe(false);
     expect(await outOfReach()).toEqual([]);
-    await checkA11y('keys');
+    await dash.checkA11y('keys');
   });
 
   it('shows the Connect snippet whole', async () => {
@@ -218,7 +199,7 @@ describe('a phone, 390 x 844', () => {
   });
 
   it('had no accessibility problem and no script error on any of these screens', () => {
-    expect(a11y).toEqual({});
+    expect(dash.a11y).toEqual({});
     expect(dash.problems).toEqual([]);
   });
 });
