@@ -24,6 +24,11 @@ export interface UsageRecord {
   counts: CountRow[];
   /** Keys evaluated that the client holds no flag of, with their counts. */
   unknown: Array<[key: string, count: number]>;
+  /**
+   * Evaluations of unknown keys not listed: the report's own `unknownDropped`, and keys that are
+   * no flag key (§13.2). Absent when 0 (and in ops committed before it existed).
+   */
+  unknownDropped?: number;
 }
 
 /** A stale mark (§13.7): never stale, or hidden until a time. */
@@ -58,23 +63,42 @@ export interface ClientRecord {
  * order, the commit order), so that a cap drops the same entries everywhere.
  */
 export interface EnvUsage {
-  /** The newest commit time applied: every age is measured against it. */
+  /**
+   * The environment's usage clock: the newest commit time believed (§13.4). Every age is measured
+   * against it. A commit time more than `USAGE_LIMITS.skewMs` after it is believed only once
+   * reports keep coming at that time for `USAGE_LIMITS.confirmMs` (`ahead`).
+   */
   clock: number;
+  /** The commit time of the first report past the clock not yet believed; 0 when none. */
+  ahead: number;
   /** The last hour (`floor(ms / HOUR)`) old rows were pruned at. */
   prunedAt: number;
   /** Per UTC hour index, row key (`rowKey`) → count. */
   hours: Map<number, Map<string, number>>;
   /** Per UTC day index, row key → count: hours older than their retention, added up. */
   days: Map<number, Map<string, number>>;
-  /** Per key (flag or not), the commit time of the newest report that counted it. */
+  /** Per flag key, the commit time of the newest report that counted it. */
   last: Map<string, number>;
-  /** Keys that were not flags for the client, least recently reported first. */
-  unknown: Map<string, { count: number; last: number }>;
+  /**
+   * Keys evaluated that are no flag of the environment, least recently reported first; `ofrep`
+   * when only OFREP reported the key (a budget of its own, §13.4).
+   */
+  unknown: Map<string, UnknownKey>;
   /** Clients by instance id, least recently seen first. */
   clients: Map<string, ClientRecord>;
   /** Report ids counted, with their commit time, oldest first. */
   ids: Map<string, number>;
   marks: Map<string, UsageMark>;
+  /** Evaluations a cap kept out of the rows (§13.4): counted, never stored. */
+  dropped: number;
+  /** Evaluations of unknown keys not kept: not flag keys, or past what a report lists. */
+  unknownDropped: number;
+}
+
+export interface UnknownKey {
+  count: number;
+  last: number;
+  ofrep?: true;
 }
 
 export const MINUTE = 60_000;
@@ -87,14 +111,29 @@ export const USAGE_LIMITS = {
   dailyDays: 400,
   lastEvaluatedDays: 400,
   unknownDays: 30,
+  /** Unknown keys an SDK reported; OFREP's own keys have a budget of their own. */
   unknownKeys: 1000,
+  ofrepUnknownKeys: 100,
+  /** When full, the lowest count among this many least recently reported keys makes room. */
+  unknownEvictWindow: 16,
   clientDays: 7,
   clients: 10_000,
   idsMs: 2 * HOUR,
   ids: 500_000,
   /** A client is connected when it reported this recently. */
   connectedMs: 10 * MINUTE,
+  /** Rows per hour of an environment, distinct SDK and app pairs among them, rows per day. */
+  rowsPerHour: 10_000,
+  appsPerHour: 50,
+  rowsPerDay: 20_000,
+  /** A commit time this far past the clock is not believed at once (§13.4)... */
+  skewMs: 5 * MINUTE,
+  /** ...until reports have kept coming past it for this long. */
+  confirmMs: 10 * MINUTE,
 } as const;
+
+/** `a + b`, at most 2^53 - 1. */
+export const addCount = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);
 
 /**
  * The key of a row: flag, version, variant, reason, SDK, app, joined by tabs (no field can
@@ -145,6 +184,7 @@ export function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {
 export function emptyUsage(): EnvUsage {
   return {
     clock: 0,
+    ahead: 0,
     prunedAt: 0,
     hours: new Map(),
     days: new Map(),
@@ -153,5 +193,7 @@ export function emptyUsage(): EnvUsage {
     clients: new Map(),
     ids: new Map(),
     marks: new Map(),
+    dropped: 0,
+    unknownDropped: 0,
   };
 }

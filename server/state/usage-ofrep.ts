@@ -5,16 +5,22 @@
  * before anything newer, so a retry after a commit whose answer was lost counts once.
  */
 import { randomBytes } from 'node:crypto';
+import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../../src/core/limits.js';
+import { MAX_UNKNOWN_KEYS } from '../../src/core/usage-limits.js';
 import { FLAGWIRE_VERSION } from '../../src/core/version.js';
 import type { Logger } from '../logger.js';
 import type { Environment } from './model.js';
-import type { CountRow, UsageRecord } from './usage-model.js';
+import { addCount, type CountRow, type UsageRecord } from './usage-model.js';
 import type { UsageService } from './usage-service.js';
+
+const isFlagKey = (key: string): boolean => key.length <= FLAG_KEY_MAX_LENGTH && FLAG_KEY_PATTERN.test(key);
 
 interface Pending {
   env: Environment;
   rows: Map<string, CountRow>;
   unknown: Map<string, number>;
+  /** Evaluations of unknown keys past the 100, or that are no flag key: counted only. */
+  unknownDropped: number;
   /** A report made of earlier counts that is not committed yet. */
   unsent: UsageRecord | undefined;
 }
@@ -43,19 +49,21 @@ export class OfrepUsage {
   ): void {
     let pending = this.#pending.get(env.id);
     if (!pending || pending.env !== env) {
-      pending = { env, rows: new Map(), unknown: new Map(), unsent: pending?.unsent };
+      pending = { env, rows: new Map(), unknown: new Map(), unknownDropped: 0, unsent: pending?.unsent };
       this.#pending.set(env.id, pending);
     }
     if (version === undefined) {
-      // As an SDK's report: at most 100 unknown keys of up to 256 characters (§13.2).
+      // As an SDK's report: at most 100 unknown keys per report, flag keys only (§13.2); the
+      // server keeps OFREP's unknown keys within a budget of their own (§13.4).
       const held = pending.unknown.get(key);
-      if (held !== undefined || (pending.unknown.size < 100 && key.length <= 256))
-        pending.unknown.set(key, (held ?? 0) + 1);
+      if (held !== undefined) pending.unknown.set(key, addCount(held, 1));
+      else if (pending.unknown.size < MAX_UNKNOWN_KEYS && isFlagKey(key)) pending.unknown.set(key, 1);
+      else pending.unknownDropped = addCount(pending.unknownDropped, 1);
       return;
     }
     const id = `${key}\t${version}\t${variant}\t${reason}`;
     const row = pending.rows.get(id);
-    if (row) row[4] += 1;
+    if (row) row[4] = addCount(row[4], 1);
     else pending.rows.set(id, [key, version, variant, reason, 1]);
   }
 
@@ -68,7 +76,8 @@ export class OfrepUsage {
   async #flush(): Promise<void> {
     const sends: Promise<void>[] = [];
     for (const pending of this.#pending.values()) {
-      if (!pending.unsent && pending.rows.size === 0 && pending.unknown.size === 0) continue;
+      if (!pending.unsent && pending.rows.size === 0 && pending.unknown.size === 0 && !pending.unknownDropped)
+        continue;
       pending.unsent ??= this.#record(pending);
       const record = pending.unsent;
       sends.push(
@@ -102,8 +111,10 @@ export class OfrepUsage {
       counts: [...pending.rows.values()],
       unknown: [...pending.unknown],
     };
+    if (pending.unknownDropped > 0) record.unknownDropped = pending.unknownDropped;
     pending.rows = new Map();
     pending.unknown = new Map();
+    pending.unknownDropped = 0;
     return record;
   }
 

@@ -1,23 +1,29 @@
 /**
  * How usage ops change memory (`docs/protocol.md` §13.3, §13.4), and usage in snapshots. Every
  * instance applies the same committed ops in the same order, and ages are measured against the
- * newest commit time seen (`clock`), never the wall clock, so every instance, and a replay of the
- * log, holds exactly the same rows.
+ * environment's usage clock (`usage-clock.ts`), never the wall clock, so every instance, and a
+ * replay of the log, holds exactly the same rows. What one report can add is bounded: rows only
+ * for flags of the environment (other keys go to the capped unknown-keys table), at most the
+ * flag's current version, within the hour's caps (`usage-rows.ts`).
  */
 import type { Environment, MemoryState } from './model.js';
+import { advanceClock, idTime } from './usage-clock.js';
 import {
+  addCount,
   type ClientRecord,
   DAY,
   type EnvUsage,
   emptyUsage,
-  entryOf,
   HOUR,
   USAGE_LIMITS as L,
   rowKey,
+  type UnknownKey,
   type UsageMark,
   type UsageOp,
   type UsageRecord,
 } from './usage-model.js';
+import { addDayRow, addHourRow } from './usage-rows.js';
+import { addUnknown, forgetUnknownBefore } from './usage-unknown.js';
 
 /** Applies a usage op; one for an environment no longer in memory changes nothing. */
 export function applyUsageOp(db: MemoryState, op: UsageOp): void {
@@ -30,36 +36,37 @@ export function applyUsageOp(db: MemoryState, op: UsageOp): void {
     else usage.marks.set(op.key, { permanent: op.permanent, snoozedUntil: op.snoozedUntil });
     return;
   }
-  if (op.at > usage.clock) usage.clock = op.at;
-  for (const report of op.reports) {
-    // Counted already (a retry whose first answer was lost, or an entry replayed): nothing.
+  // Counted already (a retry whose first answer was lost, or an entry replayed): nothing. An
+  // entry applied before changes nothing at all, the clock included: every report of an entry
+  // is new when committed (the plan leaves out ids counted), and known when replayed.
+  const reports = op.reports.filter((report) => !usage.ids.has(report.id));
+  if (reports.length === 0) return;
+  advanceClock(usage, op.at);
+  for (const report of reports) {
     if (usage.ids.has(report.id)) continue;
-    usage.ids.set(report.id, op.at);
-    addReport(usage, report, op.at);
+    usage.ids.set(report.id, idTime(usage, op.at));
+    addReport(env, usage, report, op.at);
   }
   prune(usage);
 }
 
-function addReport(usage: EnvUsage, report: UsageRecord, at: number): void {
+function addReport(env: Environment, usage: EnvUsage, report: UsageRecord, at: number): void {
   const hour = Math.floor(at / HOUR);
-  if (report.counts.length > 0) {
-    const rows = entryOf(usage.hours, hour, () => new Map<string, number>());
-    for (const [key, version, variant, reason, count] of report.counts) {
-      const row = rowKey(key, version, variant, reason, report.sdk, report.app);
-      rows.set(row, (rows.get(row) ?? 0) + count);
-      seen(usage.last, key, at);
+  // OFREP's own reports name no client (§13.5): their unknown keys have a budget of their own.
+  const ofrep = report.instance === null;
+  for (const [key, version, variant, reason, count] of report.counts) {
+    const flag = env.flags.get(key);
+    if (!flag) {
+      addUnknown(usage, key, count, at, ofrep);
+      continue;
     }
+    // A version the flag never had yet counts as the one it has.
+    const row = rowKey(key, Math.min(version, flag.version), variant, reason, report.sdk, report.app);
+    addHourRow(usage, hour, row, count);
+    if ((usage.last.get(key) ?? -1) < at) usage.last.set(key, at);
   }
-  for (const [key, count] of report.unknown) {
-    const known = usage.unknown.get(key);
-    if (known) {
-      usage.unknown.delete(key);
-      usage.unknown.set(key, { count: known.count + count, last: Math.max(known.last, at) });
-    } else if (usage.unknown.size < L.unknownKeys) {
-      usage.unknown.set(key, { count, last: at });
-    } else continue;
-    seen(usage.last, key, at);
-  }
+  for (const [key, count] of report.unknown) addUnknown(usage, key, count, at, ofrep);
+  if (report.unknownDropped) usage.unknownDropped = addCount(usage.unknownDropped, report.unknownDropped);
   if (report.instance !== null) {
     const before = usage.clients.get(report.instance);
     const record: ClientRecord = {
@@ -81,10 +88,6 @@ function addReport(usage: EnvUsage, report: UsageRecord, at: number): void {
   }
 }
 
-function seen(last: Map<string, number>, key: string, at: number): void {
-  if ((last.get(key) ?? -1) < at) last.set(key, at);
-}
-
 /** Drops what is past its retention; hours past theirs are added into days first (the rollup). */
 function prune(usage: EnvUsage): void {
   const { clock, ids } = usage;
@@ -100,14 +103,13 @@ function prune(usage: EnvUsage): void {
   for (const [h, rows] of usage.hours) {
     if (h >= firstHour) continue;
     const day = Math.floor(h / 24);
-    const target = entryOf(usage.days, day, () => new Map<string, number>());
-    for (const [row, count] of rows) target.set(row, (target.get(row) ?? 0) + count);
+    for (const [row, count] of rows) addDayRow(usage, day, row, count);
     usage.hours.delete(h);
   }
   const firstDay = Math.floor(clock / DAY) - L.dailyDays;
   for (const day of usage.days.keys()) if (day < firstDay) usage.days.delete(day);
   dropOlder(usage.last, (at) => at, clock - L.lastEvaluatedDays * DAY);
-  dropOlder(usage.unknown, (u) => u.last, clock - L.unknownDays * DAY);
+  forgetUnknownBefore(usage, clock - L.unknownDays * DAY);
   dropOlder(usage.clients, (c) => c.lastSeen, clock - L.clientDays * DAY);
 }
 
@@ -115,17 +117,24 @@ function dropOlder<V>(map: Map<string, V>, timeOf: (value: V) => number, before:
   for (const [key, value] of map) if (timeOf(value) < before) map.delete(key);
 }
 
-/** An environment's usage in a snapshot: its maps as arrays, in their order. */
+/**
+ * An environment's usage in a snapshot: its maps as arrays, in their order. `ahead`, `dropped`,
+ * `unknownDropped` and an unknown key's fourth element (`1`: only OFREP reported it) are absent
+ * when 0 or false, as in snapshots written before they existed, which load as they were.
+ */
 export interface UsageSnapshot {
   clock: number;
+  ahead?: number;
   prunedAt: number;
   hours: Array<[number, Array<[string, number]>]>;
   days: Array<[number, Array<[string, number]>]>;
   last: Array<[string, number]>;
-  unknown: Array<[string, number, number]>;
+  unknown: Array<[string, number, number] | [string, number, number, 1]>;
   clients: ClientRecord[];
   ids: Array<[string, number]>;
   marks: Array<[string, boolean, number | null]>;
+  dropped?: number;
+  unknownDropped?: number;
 }
 
 export function usageSnapshot(env: Environment): UsageSnapshot | undefined {
@@ -133,14 +142,17 @@ export function usageSnapshot(env: Environment): UsageSnapshot | undefined {
   if (!usage) return undefined;
   const rows = (map: Map<number, Map<string, number>>) =>
     [...map].map(([at, r]): [number, Array<[string, number]>] => [at, [...r]]);
-  return {
+  const snapshot: UsageSnapshot = {
     clock: usage.clock,
     prunedAt: usage.prunedAt,
     hours: rows(usage.hours),
     days: rows(usage.days),
     last: [...usage.last],
-    unknown: [...usage.unknown].map(([key, u]): [string, number, number] => [key, u.count, u.last]),
-    clients: [...usage.clients.values()],
+    unknown: [...usage.unknown].map(([key, u]) =>
+      u.ofrep ? [key, u.count, u.last, 1] : [key, u.count, u.last],
+    ),
+    // Copies: the rewind of the clock changes records in place.
+    clients: [...usage.clients.values()].map((c) => ({ ...c })),
     ids: [...usage.ids],
     marks: [...usage.marks].map(([key, m]): [string, boolean, number | null] => [
       key,
@@ -148,6 +160,10 @@ export function usageSnapshot(env: Environment): UsageSnapshot | undefined {
       m.snoozedUntil,
     ]),
   };
+  if (usage.ahead !== 0) snapshot.ahead = usage.ahead;
+  if (usage.dropped !== 0) snapshot.dropped = usage.dropped;
+  if (usage.unknownDropped !== 0) snapshot.unknownDropped = usage.unknownDropped;
+  return snapshot;
 }
 
 export function usageFromSnapshot(data: UsageSnapshot | undefined): EnvUsage | undefined {
@@ -156,12 +172,18 @@ export function usageFromSnapshot(data: UsageSnapshot | undefined): EnvUsage | u
     new Map(list.map(([at, r]) => [at, new Map(r)]));
   return {
     clock: data.clock,
+    ahead: data.ahead ?? 0,
     prunedAt: data.prunedAt,
     hours: rows(data.hours),
     days: rows(data.days),
     last: new Map(data.last),
-    unknown: new Map(data.unknown.map(([key, count, last]) => [key, { count, last }])),
-    clients: new Map(data.clients.map((c) => [c.instance, c])),
+    unknown: new Map(
+      data.unknown.map(([key, count, last, ofrep]): [string, UnknownKey] => [
+        key,
+        ofrep === 1 ? { count, last, ofrep: true } : { count, last },
+      ]),
+    ),
+    clients: new Map(data.clients.map((c) => [c.instance, { ...c }])),
     ids: new Map(data.ids),
     marks: new Map(
       data.marks.map(([key, permanent, snoozedUntil]): [string, UsageMark] => [
@@ -169,5 +191,7 @@ export function usageFromSnapshot(data: UsageSnapshot | undefined): EnvUsage | u
         { permanent, snoozedUntil },
       ]),
     ),
+    dropped: data.dropped ?? 0,
+    unknownDropped: data.unknownDropped ?? 0,
   };
 }

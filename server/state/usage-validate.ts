@@ -2,12 +2,13 @@
  * A usage report's body checked whole (`docs/protocol.md` §13.2): the first problem is a `400
  * VALIDATION_ERROR` naming its JSON path, and nothing of the report is counted. Unknown fields are
  * ignored (a newer SDK's report is accepted). Rows of the same key, version, variant and reason
- * are added up, as are repeated unknown keys.
+ * are added up, as are repeated unknown keys; unknown keys that are no flag key are only counted,
+ * with the report's `unknownDropped`.
  */
 import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../../src/core/limits.js';
 import { COUNTED_REASONS, MAX_COUNT_ROWS, MAX_UNKNOWN_KEYS } from '../../src/core/usage-limits.js';
 import { validationError } from '../errors.js';
-import type { CountRow, UsageRecord } from './usage-model.js';
+import { addCount, type CountRow, type UsageRecord } from './usage-model.js';
 
 /** The reasons a count row may carry (§9, §12.4). */
 const REASONS: ReadonlySet<string> = new Set(COUNTED_REASONS);
@@ -99,10 +100,16 @@ export function parseUsageReport(body: unknown): UsageRecord {
   const start = integer(window.start, 'window.start', 0);
   integer(window.end, 'window.end', start);
   record.counts = countRows(list(report.counts, 'counts', MAX_COUNT_ROWS));
-  if (report.unknown !== undefined)
-    record.unknown = unknownRows(list(report.unknown, 'unknown', MAX_UNKNOWN_KEYS));
-  for (const field of ['unknownDropped', 'notReady'] as const)
-    if (report[field] !== undefined) integer(report[field], field, 0);
+  let unknownDropped = 0;
+  if (report.unknown !== undefined) {
+    const { keys, dropped } = unknownRows(list(report.unknown, 'unknown', MAX_UNKNOWN_KEYS));
+    record.unknown = keys;
+    unknownDropped = dropped;
+  }
+  if (report.unknownDropped !== undefined)
+    unknownDropped = addCount(unknownDropped, integer(report.unknownDropped, 'unknownDropped', 0));
+  if (unknownDropped > 0) record.unknownDropped = unknownDropped;
+  if (report.notReady !== undefined) integer(report.notReady, 'notReady', 0);
   return record;
 }
 
@@ -125,14 +132,19 @@ function countRows(rows: unknown[]): CountRow[] {
     const count = integer(row.count, `${path}.count`, 1);
     const id = `${key}\t${version}\t${variant}\t${reason}`;
     const held = sums.get(id);
-    if (held) held[4] = Math.min(Number.MAX_SAFE_INTEGER, held[4] + count);
+    if (held) held[4] = addCount(held[4], count);
     else sums.set(id, [key, version, variant, reason as string, count]);
   });
   return [...sums.values()];
 }
 
-function unknownRows(rows: unknown[]): Array<[string, number]> {
+/**
+ * The unknown keys that are flag keys (§3.1), added up, and the count of the others: a string the
+ * code evaluated as a key that no flag could have (`beta-${email}`) is not kept, only counted.
+ */
+function unknownRows(rows: unknown[]): { keys: Array<[string, number]>; dropped: number } {
   const sums = new Map<string, number>();
+  let dropped = 0;
   rows.forEach((value, i) => {
     const path = `unknown[${i}]`;
     const row = object(value, path);
@@ -140,7 +152,9 @@ function unknownRows(rows: unknown[]): Array<[string, number]> {
     if (typeof key !== 'string' || key.length === 0 || key.length > 256)
       fail(`${path}.key`, 'must be a string of 1 to 256 characters');
     const count = integer(row.count, `${path}.count`, 1);
-    sums.set(key as string, Math.min(Number.MAX_SAFE_INTEGER, (sums.get(key as string) ?? 0) + count));
+    if ((key as string).length > FLAG_KEY_MAX_LENGTH || !FLAG_KEY_PATTERN.test(key as string))
+      dropped = addCount(dropped, count);
+    else sums.set(key as string, addCount(sums.get(key as string) ?? 0, count));
   });
-  return [...sums];
+  return { keys: [...sums], dropped };
 }
