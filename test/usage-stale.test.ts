@@ -2,10 +2,13 @@
  * Stale flags and marks (`docs/protocol.md` §13.7) through the management client, on a real
  * server whose usage clock the test moves (`startServer({ usage: { now } })`), so 30 days pass
  * without waiting: UNUSED, NEVER_EVALUATED, SINGLE_VALUE with the value to hard-code, a default
- * served breaking a single value, permanent and snoozed flags left out, the per-flag summary.
+ * served breaking a single value, permanent and snoozed flags left out, the per-flag summary. A
+ * rich case (flags of every type, variants, reasons, versions, apps, 245 hours, hours rolled up
+ * into days) where every read answers what the test itself reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagementClient, type ManagementClient } from '../src/index.js';
+import { Rng } from './helpers/prng.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 import { postReport, reportBody } from './helpers/usage.js';
 
@@ -68,6 +71,8 @@ describe('GET /usage/stale', () => {
       ['seeded', 'NEVER_EVALUATED'],
     ]);
     expect(stale.flags[0]!.message).toBe('not evaluated for 32 days');
+    // Created just before usage began (the first report, above): measured from its creation.
+    expect(stale.flags[1]!.message).toBe('never evaluated, created 32 days ago');
     // Evaluated 12 days ago only: no evaluation in the last 7 days is no single value.
     offset = 22 * DAY;
     const later = (await reader.usage.stale()).flags;
@@ -130,5 +135,297 @@ describe('GET /usage/stale', () => {
     ]);
     expect(series.series[0]!.points).toHaveLength(30);
     await expect(reader.usage.flag('never-seen-anywhere')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a rich case: every read answers what was reported', () => {
+  const HOUR = 60 * 60 * 1000;
+  type Served = [variant: string | null, reason: string];
+  /** Each flag, and what it serves in a report of `app` at hour `k` (`undefined`: not evaluated). */
+  const RICH: Array<{
+    body: { key: string; type: string; variants?: Record<string, unknown>; percentage?: number };
+    serves: (app: string | null, k: number, rng: Rng) => Served | undefined;
+  }> = [
+    { body: { key: 'one-true', type: 'boolean' }, serves: () => ['on', 'ON'] },
+    {
+      body: { key: 'mixed', type: 'boolean' },
+      serves: (_a, _k, rng) =>
+        rng.pick([
+          ['on', 'ON'],
+          ['off', 'OFF'],
+        ]),
+    },
+    {
+      body: { key: 'blue-only', type: 'string', variants: { blue: 'Blue', red: 'Red' } },
+      serves: (_a, _k, rng) => ['blue', rng.pick(['FALLTHROUGH', 'TARGET_MATCH', 'RULE_MATCH'])],
+    },
+    {
+      body: { key: 'defaulted-lately', type: 'string', variants: { blue: 'Blue', red: 'Red' } },
+      serves: (_a, k) => (k === 200 ? [null, 'ERROR'] : ['red', 'FALLTHROUGH']),
+    },
+    {
+      body: { key: 'defaulted-long-ago', type: 'string', variants: { blue: 'Blue', red: 'Red' } },
+      serves: (_a, k) => (k < 30 ? [null, 'ERROR'] : ['red', 'FALLTHROUGH']),
+    },
+    {
+      body: { key: 'rollout-out', type: 'rollout', percentage: 0 },
+      serves: (_a, _k, rng) => ['off', rng.pick(['ROLLOUT_OUT', 'MISSING_USER_KEY'])],
+    },
+    {
+      body: { key: 'mixed-rollout', type: 'rollout', percentage: 50 },
+      serves: (_a, _k, rng) =>
+        rng.pick([
+          ['on', 'ROLLOUT_IN'],
+          ['off', 'ROLLOUT_OUT'],
+        ]),
+    },
+    {
+      body: { key: 'early-only', type: 'boolean' },
+      serves: (_a, k) => (k < 48 ? ['off', 'OFF'] : undefined),
+    },
+    {
+      body: { key: 'per-app', type: 'boolean' },
+      serves: (app) => (app === 'web' ? ['on', 'ON'] : ['off', 'OFF']),
+    },
+    {
+      body: { key: 'big-number', type: 'number', variants: { small: 1, big: 100 } },
+      serves: () => ['big', 'FALLTHROUGH'],
+    },
+    { body: { key: 'never', type: 'boolean' }, serves: () => undefined },
+  ];
+  const APPS = ['web', 'worker', 'api', null];
+  /** Every row reported, with its commit time: what the reads must add up to. */
+  const sent: Array<{
+    key: string;
+    variant: string | null;
+    reason: string;
+    app: string | null;
+    count: number;
+    at: number;
+  }> = [];
+  let usageNow = 0;
+  let r: TestServer;
+  let read: ManagementClient;
+  let created = { from: 0, to: 0 };
+  let changedAt = 0;
+  let h0 = 0;
+
+  const servedValue = (key: string, variant: string | null) => {
+    const { body } = RICH.find((f) => f.body.key === key)!;
+    if (variant === null) return null;
+    return body.type === 'boolean' || body.type === 'rollout' ? variant === 'on' : body.variants![variant];
+  };
+
+  /** The stale rules (§13.7) applied to what was sent. */
+  function expectedStale(key: string, now: number, createdAt: string | undefined) {
+    const rows = sent.filter((s) => s.key === key);
+    const last = rows.length === 0 ? undefined : Math.max(...rows.map((s) => s.at));
+    if (last === undefined) {
+      // Usage began with the first report, right after the flags were made: from their creation.
+      const age = Math.floor((now - Date.parse(createdAt!)) / DAY);
+      return {
+        key,
+        reason: 'NEVER_EVALUATED',
+        createdAt,
+        message: `never evaluated, created ${age} days ago`,
+      };
+    }
+    const lastEvaluatedAt = new Date(last).toISOString();
+    if (now - last > 30 * DAY)
+      return {
+        key,
+        reason: 'UNUSED',
+        lastEvaluatedAt,
+        message: `not evaluated for ${Math.floor((now - last) / DAY)} days`,
+      };
+    const lately = rows.filter((s) => Math.floor(s.at / HOUR) > Math.floor(now / HOUR) - 7 * 24);
+    const variants = new Set(lately.map((s) => s.variant));
+    const [variant] = variants;
+    if (variants.size !== 1 || variant === null || lately.some((s) => s.reason === 'ERROR')) return null;
+    const shown = JSON.stringify(servedValue(key, variant!));
+    const unchanged = Math.floor((now - changedAt) / DAY);
+    return {
+      key,
+      reason: 'SINGLE_VALUE',
+      value: servedValue(key, variant!),
+      variant,
+      lastEvaluatedAt,
+      message: `served only ${shown} (${variant}) for 7 days, unchanged for ${unchanged} days: hard-code ${shown}`,
+    };
+  }
+
+  /** `GET /usage/flags/:key` as what was sent adds up; series and apps in one order on both sides. */
+  function expectedSeries(key: string, range: '24h' | '7d' | '30d' | '90d', now: number) {
+    const sizes: Record<string, [size: number, points: number]> = {
+      '24h': [HOUR, 24],
+      '7d': [HOUR, 168],
+      '30d': [DAY, 30],
+      '90d': [DAY, 90],
+    };
+    const [size, points] = sizes[range]!;
+    const end = Math.floor(now / size);
+    const first = end - points + 1;
+    const series = new Map<
+      string,
+      { variant: string | null; value: unknown; reason: string; points: number[] }
+    >();
+    const apps = new Map<string, { app: string | null; sdk: string; count: number }>();
+    let total = 0;
+    const rows = sent.filter((s) => s.key === key);
+    for (const s of rows) {
+      const index = Math.floor(s.at / size);
+      if (index < first || index > end) continue;
+      const id = `${s.variant}\t${s.reason}`;
+      const line = series.get(id) ?? {
+        variant: s.variant,
+        value: servedValue(key, s.variant),
+        reason: s.reason,
+        points: new Array<number>(points).fill(0),
+      };
+      series.set(id, line);
+      line.points[index - first]! += s.count;
+      const app = apps.get(String(s.app)) ?? { app: s.app, sdk: 'flagwire-js', count: 0 };
+      apps.set(String(s.app), app);
+      app.count += s.count;
+      total += s.count;
+    }
+    const last = rows.length === 0 ? null : new Date(Math.max(...rows.map((s) => s.at))).toISOString();
+    return normalized({
+      key,
+      range,
+      step: size === HOUR ? 'hour' : 'day',
+      from: new Date(first * size).toISOString(),
+      to: new Date((end + 1) * size).toISOString(),
+      lastEvaluatedAt: last,
+      total,
+      series: [...series.values()],
+      apps: [...apps.values()],
+    });
+  }
+  function normalized<
+    T extends { series: Array<{ variant: unknown; reason: string }>; apps: Array<{ app: unknown }> },
+  >(answer: T): T {
+    const by =
+      <X>(id: (x: X) => string) =>
+      (a: X, b: X) =>
+        id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0;
+    return {
+      ...answer,
+      series: [...answer.series].sort(by((x) => `${x.variant}\t${x.reason}`)),
+      apps: [...answer.apps].sort(by((x) => String(x.app))),
+    };
+  }
+
+  /** Compares every read at `now` with what was sent. */
+  async function expectReadsAt(now: number): Promise<void> {
+    usageNow = now;
+    const stale = await read.usage.stale();
+    const createdAt = new Map(stale.flags.map((f) => [f.key, f.createdAt]));
+    for (const at of createdAt.values())
+      if (at !== undefined) expect(Date.parse(at)).toBeGreaterThanOrEqual(created.from);
+    const keys = RICH.map((f) => f.body.key).sort();
+    const expected = keys.map((key) => expectedStale(key, now, createdAt.get(key))).filter((f) => f !== null);
+    expect(stale.flags).toEqual(expected);
+    const hour = Math.floor(now / HOUR);
+    expect(await read.usage.flags()).toEqual(
+      keys.map((key) => ({
+        key,
+        lastEvaluatedAt: expectedSeries(key, '90d', now).lastEvaluatedAt,
+        last24h: Array.from({ length: 24 }, (_, i) =>
+          sent
+            .filter((s) => s.key === key && Math.floor(s.at / HOUR) === hour - 23 + i)
+            .reduce((sum, s) => sum + s.count, 0),
+        ),
+        stale: expected.find((f) => f.key === key) ?? null,
+        permanent: false,
+        snoozedUntil: null,
+      })),
+    );
+    for (const key of keys)
+      for (const range of ['24h', '7d', '30d', '90d'] as const)
+        expect(normalized(await read.usage.flag(key, { range })), `${key} ${range}`).toEqual(
+          expectedSeries(key, range, now),
+        );
+  }
+
+  async function report(
+    k: number,
+    at: number,
+    app: string | null,
+    rng: Rng,
+    versions: Map<string, number[]>,
+  ) {
+    usageNow = at;
+    const counts = [];
+    for (const flag of RICH) {
+      const served = rng.chance(0.8) ? flag.serves(app, k, rng) : undefined;
+      if (!served) continue;
+      const [variant, reason] = served;
+      const count = rng.range(1, 40);
+      const key = flag.body.key;
+      counts.push({ key, version: rng.pick(versions.get(key)!), variant, reason, count });
+      sent.push({ key, variant, reason, app, count, at });
+    }
+    const body = reportBody({ app: app === null ? null : { name: app, version: '1.0.0' }, counts });
+    expect((await postReport(r.base, KEYS.acmeStageFull, body)).status).toBe(202);
+  }
+
+  beforeAll(async () => {
+    r = await startTestServer({ usage: { now: () => usageNow } });
+    const write = createManagementClient({ baseUrl: r.base, apiKey: KEYS.acmeStageFull });
+    read = write;
+    created.from = Date.now();
+    for (const { body } of RICH) await write.flags.create(body as never);
+    created = { from: created.from, to: Date.now() };
+    const version = async (key: string) =>
+      (
+        (await (
+          await r.api('GET', '/sdk/flags?capabilities=targeting', undefined, KEYS.acmeStageFull)
+        ).json()) as {
+          flags: Record<string, { version: number }>;
+        }
+      ).flags[key]!.version;
+    // Two versions of some flags in the rows: reports of before and after a change.
+    const versions = new Map<string, number[]>();
+    for (const { body } of RICH) versions.set(body.key, [await version(body.key)]);
+    for (const key of ['one-true', 'blue-only', 'mixed']) {
+      await write.flags.update(key, { description: `changed ${key}` });
+      versions.get(key)!.push(await version(key));
+    }
+    changedAt = Date.now();
+    const rng = new Rng(2024);
+    // Usage begins with a report right after the flags were made, then hours 1 to 245 after.
+    const first = Date.now();
+    h0 = Math.floor(first / HOUR) * HOUR;
+    await report(0, first, 'web', rng, versions);
+    const hours = new Set([2, 20, 29, 47, 200, 244, 245]);
+    while (hours.size < 60) hours.add(rng.range(1, 245));
+    for (const k of [...hours].sort((a, b) => a - b))
+      await report(k, h0 + k * HOUR + 30 * 60_000, rng.pick(APPS), rng, versions);
+  }, 60_000);
+  afterAll(() => r?.close());
+
+  it('answers stale flags, summaries and every series as what was sent adds up, 245 hours in', async () => {
+    await expectReadsAt(h0 + 245 * HOUR + 30 * 60_000);
+    // The case covers each rule's branches (checked here, so a change of seed cannot hide them).
+    expect((await read.usage.stale()).flags.map((f) => `${f.key} ${f.reason}`)).toEqual([
+      'big-number SINGLE_VALUE',
+      'blue-only SINGLE_VALUE',
+      'defaulted-long-ago SINGLE_VALUE',
+      'never NEVER_EVALUATED',
+      'one-true SINGLE_VALUE',
+      'rollout-out SINGLE_VALUE',
+    ]);
+  });
+
+  it('still does 45 days in, its oldest hours rolled up into days by a later report', async () => {
+    // Two reports 20 minutes apart: a time far past the usage clock is believed once reports
+    // keep coming at it (§13.4), and then the hours older than 35 days are rolled up.
+    const later = h0 + 45 * DAY + 30 * 60_000;
+    const versions = new Map(RICH.map((f) => [f.body.key, [1]]));
+    await report(1080, later - 20 * 60_000, 'worker', new Rng(7), versions);
+    await report(1080, later, 'api', new Rng(8), versions);
+    await expectReadsAt(later);
+    expect((await read.usage.stale()).flags.map((f) => f.reason)).toContain('UNUSED');
   });
 });

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { Environment, StoredFlag } from './model.js';
 import { DAY, type EnvUsage, entryOf, HOUR, parseRowKey, USAGE_LIMITS } from './usage-model.js';
-import { type StaleFlag, staleOf } from './usage-stale.js';
+import { type StaleFlag, staleRules } from './usage-stale.js';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -21,6 +21,10 @@ export interface FlagUsageSummary {
   snoozedUntil: string | null;
 }
 
+/** The key of a row (`rowKey`: the key is its first field), without reading the others. */
+const keyOfRow = (row: string): string => row.slice(0, row.indexOf('\t'));
+
+/** One pass over the last 24 hours, and one over the last 7 days for the stale rules (`staleRules`). */
 export function flagSummaries(env: Environment, now: number): FlagUsageSummary[] {
   const usage = env.usage;
   const hour = Math.floor(now / HOUR);
@@ -28,11 +32,10 @@ export function flagSummaries(env: Environment, now: number): FlagUsageSummary[]
   for (let h = hour - 23; h <= hour; h++) {
     const rows = usage?.hours.get(h);
     if (!rows) continue;
-    for (const [row, count] of rows) {
-      const { key } = parseRowKey(row);
-      entryOf(totals, key, () => new Array<number>(24).fill(0))[h - hour + 23]! += count;
-    }
+    for (const [row, count] of rows)
+      entryOf(totals, keyOfRow(row), () => new Array<number>(24).fill(0))[h - hour + 23]! += count;
   }
+  const staleOf = staleRules(env, now);
   return [...env.flags.values()]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     .map((flag) => {
@@ -41,7 +44,7 @@ export function flagSummaries(env: Environment, now: number): FlagUsageSummary[]
         key: flag.key,
         lastEvaluatedAt: iso(usage?.last.get(flag.key)),
         last24h: totals.get(flag.key) ?? new Array<number>(24).fill(0),
-        stale: staleOf(flag, usage, now),
+        stale: staleOf(flag),
         permanent: mark?.permanent ?? false,
         snoozedUntil: iso(mark?.snoozedUntil ?? undefined),
       };
@@ -79,10 +82,12 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
   >();
   const apps = new Map<string, { app: string | null; sdk: string; count: number }>();
   let total = 0;
+  // Rows of other keys are passed over by their first field, never parsed.
+  const prefix = `${key}\t`;
   const add = (rows: Map<string, number>, index: number) => {
     for (const [row, count] of rows) {
+      if (!row.startsWith(prefix)) continue;
       const fields = parseRowKey(row);
-      if (fields.key !== key) continue;
       const id = `${fields.variant}\t${fields.reason}`;
       let line = series.get(id);
       if (!line) {
