@@ -4,7 +4,7 @@
  * at once, kept until the next change, or until the connection is back when the network was the
  * reason). The control names the message with `aria-describedby={feedback.describedBy}`.
  */
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { useConnectionBack } from '../events.js';
 
 /** How long a success message stays. */
@@ -35,16 +35,24 @@ export function useFeedback(): Feedback {
   return { note, set, describedBy: note?.kind === 'error' ? `${id}-error` : undefined, id };
 }
 
-/** The message itself, placed right after the control. */
+/**
+ * The message itself, placed right after the control. An error is scrolled into view when it
+ * appears (a narrow column can wrap it below the window's edge): nobody misses a change refused.
+ */
 export function FeedbackNote({ feedback }: { feedback: Feedback }) {
   const { note, id } = feedback;
+  const problem = useRef<HTMLSpanElement>(null);
+  const error = note?.kind === 'error' ? note.text : undefined;
+  useEffect(() => {
+    if (error) problem.current?.scrollIntoView({ block: 'nearest' });
+  }, [error]);
   return (
     <>
       <span role="status" class="note ok">
         {note?.kind === 'saved' ? note.text : ''}
       </span>
       {note?.kind === 'error' && (
-        <span role="alert" id={`${id}-error`} class="note problem">
+        <span role="alert" id={`${id}-error`} class="note problem" ref={problem}>
           {note.text}
         </span>
       )}
