@@ -22,6 +22,7 @@ const ON_BOTH_STORES = [
   'test/admin-copy-flags.test.ts',
   'test/usage-api.test.ts',
   'test/usage-stale.test.ts',
+  'test/usage-bounds.test.ts',
   'test/usage-client.test.ts',
 ];
 
