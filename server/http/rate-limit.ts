@@ -1,8 +1,21 @@
 /**
  * A token bucket per name (an API key's id): `perSecond` tokens refilled each second up to
  * `burst`. Usage reports take one each (`docs/protocol.md` §13.3); past the bucket, the answer is
- * `429` with the whole seconds until the next token. Per server instance, in memory.
+ * `429` with the whole seconds until the next token, plus a jitter (`retryAfter`). Per server
+ * instance, in memory.
  */
+
+/** Seconds of jitter at most added to a `Retry-After`: the refused do not come back together. */
+export const RETRY_JITTER_SECONDS = 4;
+
+/**
+ * The `Retry-After` of a refusal that should wait `seconds`: `seconds` to `seconds + 4`, a whole
+ * number at random, so clients refused in the same second spread over five (`1` gives 1 to 5 s).
+ */
+export function retryAfter(seconds: number, random: () => number = Math.random): number {
+  return seconds + Math.floor(random() * (RETRY_JITTER_SECONDS + 1));
+}
+
 export class RateLimiter {
   readonly #perSecond: number;
   readonly #burst: number;

@@ -61,12 +61,14 @@ export class Applier implements Memory<Op> {
 
   apply(ops: readonly Op[]): () => void {
     const changes: FlagCommit[] = [];
-    // Usage reaches memory once durable, when the entry is published: a group commit that fails
-    // (`capture`) then has no counts to take back, and nothing reads usage before it is durable
-    // (`docs/protocol.md` §13.3; a retry of a report still being committed is held by the usage service).
+    // Usage counts reach memory once durable, when the entry is published: a group commit that
+    // fails (`capture`) then has no counts to take back, and nothing reads usage before it is
+    // durable (`docs/protocol.md` §13.3; a retry of a report still being committed is held by the
+    // usage service). A mark (§13.7) is a write like a flag's: in memory at once, so the next
+    // mark's plan sees it, and put back by `capture` should its commit fail.
     const usage: Op[] = [];
     for (const op of ops) {
-      if (op.t === 'usage' || op.t === 'usage-mark') {
+      if (op.t === 'usage') {
         usage.push(op);
         continue;
       }
@@ -92,7 +94,17 @@ export class Applier implements Memory<Op> {
   }
 
   capture(scope: string): () => void {
-    return captureScope(this.#state, scope);
+    const restore = captureScope(this.#state, scope);
+    // The scope's stale marks too (they reach memory at once, above); its counts wait for publishing.
+    const env = scope === '' ? undefined : this.#state.get(scope);
+    const marks = new Map(env?.usage?.marks);
+    return () => {
+      restore();
+      const usage = env?.usage;
+      if (!usage) return;
+      usage.marks.clear();
+      for (const [key, mark] of marks) usage.marks.set(key, mark);
+    };
   }
 
   snapshot(scope?: string): unknown {

@@ -3,8 +3,10 @@
  * each report is part of a `usage` op of its environment's scope, decided under the scope's lock
  * against every entry committed to it, so an id already counted (by any instance) adds nothing.
  * Reports that arrive while the environment's previous usage commit is under way wait and go
- * together in the next one, one entry for all of them (group commit). Each is answered once
- * durable. Marks (§13.7) commit as `usage-mark` ops; reads are settled reads.
+ * together in the next one, one entry for as many as `USAGE_QUEUE` lets in (group commit); past
+ * its waiting cap a report is refused `503`. Each is answered once durable. Marks (§13.7) commit
+ * as `usage-mark` ops, decided as flag writes are: against memory holding every mark before
+ * them (`applier.ts`); reads are settled reads.
  */
 import { ApiError, flagNotFound } from '../errors.js';
 import type { Environment, MemoryState } from './model.js';
@@ -20,13 +22,47 @@ import {
 } from './usage-reads.js';
 import { staleReport } from './usage-stale.js';
 
-/** Reports in one entry at most: what waits beyond goes in the next. */
-const MAX_REPORTS_PER_ENTRY = 512;
+/**
+ * How much one entry and one environment's waiting reports hold (`docs/protocol.md` §13.3), in
+ * rows: a report weighs its count and unknown rows, plus one. An entry takes reports in order up
+ * to `entryRows` (at least one: a full report weighs 5,101) and `entryReports`; what waits beyond
+ * goes in the next. Past `waitingRows` or `waitingReports` waiting for one environment (the
+ * storage is slow or away), a report is refused `503` with a jittered `Retry-After`, and the SDK
+ * sends it again, with its id, later.
+ */
+export const USAGE_QUEUE = {
+  entryRows: 10_000,
+  entryReports: 512,
+  waitingRows: 100_000,
+  waitingReports: 1_000,
+} as const;
+
+/** What a report weighs in `USAGE_QUEUE`'s rows. */
+const weightOf = (record: UsageRecord): number => 1 + record.counts.length + record.unknown.length;
 
 interface Waiting {
   record: UsageRecord;
+  weight: number;
   resolve: (duplicate: boolean) => void;
   reject: (error: unknown) => void;
+}
+
+/** One environment's reports waiting for its next usage commit, and their weight. */
+interface Queue {
+  list: Waiting[];
+  rows: number;
+}
+
+/** `503 UNAVAILABLE` for a report that would make the waiting queue too long. */
+function queueFull(): ApiError {
+  // Jittered, so the refused clients do not all come back in the same second.
+  const seconds = 1 + Math.floor(Math.random() * 5);
+  return new ApiError(
+    503,
+    'UNAVAILABLE',
+    `too many usage reports of this environment wait for the storage; not counted, retry in ${seconds} s with the same id`,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 export class UsageService {
@@ -34,7 +70,7 @@ export class UsageService {
   readonly #flags: FlagService;
   readonly #now: () => number;
   /** Per environment id, reports waiting for its next usage commit. */
-  readonly #queues = new Map<string, Waiting[]>();
+  readonly #queues = new Map<string, Queue>();
   /** Reports of this instance being committed, by environment id and report id. */
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
@@ -61,12 +97,20 @@ export class UsageService {
     // first, so the plan below sees it committed, or not at all.
     for (let flight = this.#inFlight.get(id); flight; flight = this.#inFlight.get(id))
       await flight.catch(() => {});
+    const queue = this.#queues.get(env.id);
+    const weight = weightOf(record);
+    if (
+      queue &&
+      (queue.list.length >= USAGE_QUEUE.waitingReports || queue.rows + weight > USAGE_QUEUE.waitingRows)
+    )
+      throw queueFull();
     const outcome = new Promise<boolean>((resolve, reject) => {
-      const queue = this.#queues.get(env.id);
-      const waiting = { record, resolve, reject };
-      if (queue) queue.push(waiting);
-      else {
-        this.#queues.set(env.id, [waiting]);
+      const waiting = { record, weight, resolve, reject };
+      if (queue) {
+        queue.list.push(waiting);
+        queue.rows += weight;
+      } else {
+        this.#queues.set(env.id, { list: [waiting], rows: weight });
         void this.#drain(env.id);
       }
     });
@@ -78,17 +122,17 @@ export class UsageService {
     }
   }
 
-  /** Commits the environment's waiting reports, as many as wait each time, until none do. */
+  /** Commits the environment's waiting reports, an entry's worth each time, until none wait. */
   async #drain(envId: string): Promise<void> {
     const queue = this.#queues.get(envId)!;
     try {
-      while (queue.length > 0) {
+      while (queue.list.length > 0) {
         let taken: Waiting[] | undefined;
         const duplicates = new Set<Waiting>();
         try {
           // Taken when the plan runs (on Postgres, inside the transaction): whatever waits then goes.
           await this.#flags.commit(envId, () => {
-            taken = queue.splice(0, MAX_REPORTS_PER_ENTRY);
+            taken = take(queue);
             const counted = this.#db.get(envId)?.usage?.ids;
             const ids = new Set<string>();
             const reports: UsageRecord[] = [];
@@ -105,7 +149,11 @@ export class UsageService {
           for (const waiting of taken!) waiting.resolve(duplicates.has(waiting));
         } catch (error) {
           // Refused before its plan ran (the storage is down or closed): everything waiting fails.
-          for (const waiting of taken ?? queue.splice(0)) waiting.reject(error);
+          if (!taken) {
+            taken = queue.list.splice(0);
+            queue.rows = 0;
+          }
+          for (const waiting of taken) waiting.reject(error);
         }
       }
     } finally {
@@ -159,6 +207,20 @@ export class UsageService {
   #read<T>(env: Environment, read: () => T): Promise<T> {
     return this.#flags.readSettled(env.id, read);
   }
+}
+
+/** Takes the reports of the next entry off `queue`: in order, up to `USAGE_QUEUE`'s entry bounds. */
+function take(queue: Queue): Waiting[] {
+  let rows = 0;
+  let count = 0;
+  for (const waiting of queue.list) {
+    if (count === USAGE_QUEUE.entryReports || (count > 0 && rows + waiting.weight > USAGE_QUEUE.entryRows))
+      break;
+    rows += waiting.weight;
+    count += 1;
+  }
+  queue.rows -= rows;
+  return queue.list.splice(0, count);
 }
 
 export { RANGES, type UsageRange };

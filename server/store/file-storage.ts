@@ -15,7 +15,7 @@
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type DirLock, lockDir } from './dir-lock.js';
-import { StorageClosedError } from './errors.js';
+import { StorageClosedError, StorageUnavailableError } from './errors.js';
 import type { LoadedState, Memory, Storage } from './storage.js';
 
 export interface FileStorageOptions {
@@ -302,8 +302,14 @@ class FileStorage<Op> implements Storage<Op> {
   }
 
   #fail(error: Error, batch: Pending[]): void {
-    this.#failure = new Error(`store: write to ${this.#dir} failed: ${error.message}`, { cause: error });
-    this.#options.warn(this.#failure.message);
+    this.#options.warn(`store: write to ${this.#dir} failed: ${error.message}`);
+    // Answered `503 UNAVAILABLE` (§4), as a database away is: not a bug of the request. The
+    // client is not told the directory; the log above is.
+    const what = (error as NodeJS.ErrnoException).code ?? error.name;
+    this.#failure = new StorageUnavailableError(
+      `store: writing the data directory failed (${what}); this server refuses writes and reads until it is restarted`,
+      { cause: error },
+    );
     for (const pending of [...batch, ...this.#queue.splice(0)]) pending.reject(this.#failure);
   }
 }

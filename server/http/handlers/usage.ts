@@ -6,7 +6,7 @@
 import { ApiError, validationError } from '../../errors.js';
 import { RANGES, type UsageRange, type UsageService } from '../../state/usage-service.js';
 import { parseUsageReport } from '../../state/usage-validate.js';
-import type { RateLimiter } from '../rate-limit.js';
+import { type RateLimiter, retryAfter } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
 
@@ -50,14 +50,16 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
           action: 'report usage',
           handler: async ({ res, grant, body }) => {
             const record = parseUsageReport(body);
-            const wait = limiter.take(grant.id);
-            if (wait > 0)
+            const due = limiter.take(grant.id);
+            if (due > 0) {
+              const wait = retryAfter(due);
               throw new ApiError(
                 429,
                 'RATE_LIMITED',
                 `this API key sent more usage reports than this server takes; retry in ${wait} s`,
                 { 'retry-after': String(wait) },
               );
+            }
             const duplicate = await usage.report(grant.env, record);
             sendJson(res, 202, { id: record.id, duplicate });
           },
