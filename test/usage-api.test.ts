@@ -99,8 +99,8 @@ describe('POST /sdk/usage', () => {
     expect((await postReport(t.base, KEYS.acmeProdRead, body)).status).toBe(202);
   });
 
-  it('answers 413 for a body over 1 MiB and 400 for JSON that is not a report', async () => {
-    const huge = reportBody({ padding: 'x'.repeat(1024 * 1024) });
+  it('answers 413 for a body over 2 MiB and 400 for JSON that is not a report', async () => {
+    const huge = reportBody({ padding: 'x'.repeat(2 * 1024 * 1024) });
     await expectError(await postReport(t.base, KEYS.acmeProdRead, huge), 413, 'PAYLOAD_TOO_LARGE');
     await expectError(await postReport(t.base, KEYS.acmeProdRead, '[1,2]'), 400, 'VALIDATION_ERROR');
     await expectError(await postReport(t.base, KEYS.acmeProdRead, '{"id":'), 400, 'INVALID_JSON');
@@ -286,7 +286,7 @@ it("names the package version in reports (FLAGWIRE_VERSION is package.json's)", 
 });
 
 describe('OFREP counts', () => {
-  it('counts single-flag evaluations under SDK ofrep, with Flagwire reasons, not bulk ones', async () => {
+  it('counts single-flag and bulk evaluations under SDK ofrep, with Flagwire reasons', async () => {
     const t = await startTestServer({ usage: { ofrepFlushIntervalMs: 20 } });
     try {
       await t.api('POST', '/flags', { key: 'remote', type: 'boolean' });
@@ -302,11 +302,11 @@ describe('OFREP counts', () => {
       expect((await evaluate('')).status).toBe(200);
       await expect
         .poll(async () => (await totalsOf(t.base, 'remote', KEYS.acmeProdRead)).byVariant)
-        .toEqual({ 'on/ON': 3 });
+        .toEqual({ 'on/ON': 4 });
       const series = (await (await t.api('GET', '/usage/flags/remote')).json()) as {
         apps: Array<{ sdk: string; count: number }>;
       };
-      expect(series.apps).toEqual([{ app: null, sdk: 'ofrep', count: 3 }]);
+      expect(series.apps).toEqual([{ app: null, sdk: 'ofrep', count: 4 }]);
       await expect
         .poll(async () => (await (await t.api('GET', '/usage/unknown')).json()) as unknown[])
         .toContainEqual(expect.objectContaining({ key: 'missing-one', count: 1 }));

@@ -3,7 +3,8 @@
  * marks sent together both applied in order (`docs/protocol.md` §13.7); reports waiting for a
  * stalled Postgres capped, the rest refused `503 UNAVAILABLE` with a jittered `Retry-After`, and
  * an entry bounded by rows (§13.3); a failed journal answering `503 UNAVAILABLE`, not `500`;
- * `429` with a jittered `Retry-After`.
+ * a full report under the usage route's 2 MiB body limit; `429` with a jittered `Retry-After`;
+ * OFREP bulk answers counted, so a flag only a web provider reads is not `NEVER_EVALUATED` (§13.5).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
@@ -340,7 +341,27 @@ describe('a journal that failed (finding 1)', () => {
   });
 });
 
-describe('rate limit of POST /sdk/usage (finding 9)', () => {
+describe('body limit and rate limit of POST /sdk/usage (findings 8, 9)', () => {
+  it('takes a full report of the longest keys and variants, and refuses one over 2 MiB with 413', async () => {
+    const t = await server();
+    const key = (i: number) => `k${String(i).padStart(4, '0')}`.padEnd(128, 'x');
+    const counts = Array.from({ length: 5000 }, (_, i) => ({
+      key: key(i),
+      version: 3,
+      variant: 'v'.repeat(64),
+      reason: 'RULE_MATCH',
+      count: 1713,
+    }));
+    const body = JSON.stringify(reportBody({ counts }));
+    expect(Buffer.byteLength(body)).toBeGreaterThan(1024 * 1024);
+    const response = await postReport(t.base, KEYS.acmeProdRead, body);
+    expect(response.status).toBe(202);
+    const huge = reportBody({ padding: 'x'.repeat(2 * 1024 * 1024) });
+    expect(
+      await expectError(await postReport(t.base, KEYS.acmeProdRead, huge), 413, 'PAYLOAD_TOO_LARGE'),
+    ).toContain('2 MiB');
+  });
+
   it('spreads the Retry-After of 429s over 1 to 5 s', async () => {
     const t = await server({ usage: { reportsPerSecond: 1, burst: 1 } });
     const answers = await Promise.all(
@@ -356,5 +377,51 @@ describe('rate limit of POST /sdk/usage (finding 9)', () => {
     }
     // 30 draws of 5 values all equal: about 1 in 10^20.
     expect(new Set(seconds).size).toBeGreaterThan(1);
+  });
+});
+
+describe('OFREP bulk evaluations (finding 4a)', () => {
+  it('count each flag served, so a flag only read in bulk is evaluated and not NEVER_EVALUATED 8 days later', async () => {
+    let offset = 0;
+    const t = await server({ usage: { ofrepFlushIntervalMs: 20, now: () => Date.now() + offset } });
+    await t.api('POST', '/flags', { key: 'web-only', type: 'boolean' });
+    await t.api('PATCH', '/flags/web-only', { enabled: true });
+    const bulk = (user: string, etag?: string) =>
+      fetch(`${t.server.url}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${KEYS.acmeProdRead}`,
+          'content-type': 'application/json',
+          ...(etag ? { 'if-none-match': etag } : {}),
+        },
+        body: JSON.stringify({ context: { targetingKey: user } }),
+      });
+    let etag = '';
+    for (let i = 0; i < 200; i++) {
+      const response = await bulk(`user-${i}`);
+      expect(response.status).toBe(200);
+      etag = response.headers.get('etag')!;
+    }
+    await expect
+      .poll(async () => (await totalsOf(t.base, 'web-only', KEYS.acmeProdRead)).byVariant)
+      .toEqual({ 'on/ON': 200 });
+    const series = (await (await t.api('GET', '/usage/flags/web-only')).json()) as {
+      apps: Array<{ sdk: string; count: number }>;
+    };
+    expect(series.apps).toEqual([{ app: null, sdk: 'ofrep', count: 200 }]);
+    // A 304 answers nothing new: it counts nothing.
+    expect((await bulk('user-199', etag)).status).toBe(304);
+    const flags = (await (await t.api('GET', '/usage/flags')).json()) as Array<{
+      key: string;
+      lastEvaluatedAt: string | null;
+      last24h: number[];
+    }>;
+    const webOnly = flags.find((f) => f.key === 'web-only')!;
+    expect(webOnly.lastEvaluatedAt).toEqual(expect.any(String));
+    expect(webOnly.last24h.reduce((a, b) => a + b, 0)).toBe(200);
+    offset = 8 * DAY;
+    const stale = (await (await t.api('GET', '/usage/stale')).json()) as { flags: Array<{ key: string }> };
+    expect(stale.flags.map((f) => f.key)).not.toContain('web-only');
+    expect((await totalsOf(t.base, 'web-only', KEYS.acmeProdRead, '30d')).total).toBe(200);
   });
 });

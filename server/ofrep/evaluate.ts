@@ -97,9 +97,13 @@ export function evaluateOne(
 /** The HTTP status of a single evaluation's failure. */
 export const failureStatus = (errorCode: string): number => (errorCode === 'FLAG_NOT_FOUND' ? 404 : 400);
 
-/** Every flag of the environment, sorted by key. */
-export function evaluateAll(env: Environment, context: OfrepContext): Array<Record<string, unknown>> {
-  return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context));
+/** Every flag of the environment, sorted by key; `count` is told of each (§13.5). */
+export function evaluateAll(
+  env: Environment,
+  context: OfrepContext,
+  count?: EvaluationCounter,
+): Array<Record<string, unknown>> {
+  return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context, count));
 }
 
 /** How deep a context may nest (a deeper one is refused, not a stack overflow). */

@@ -77,7 +77,7 @@ export interface OfrepDeps {
   keys: KeyRing;
   flags: FlagService;
   streams: OfrepStreams;
-  /** Counts single-flag evaluations (`docs/protocol.md` §13.5); absent when usage is off. */
+  /** Counts the flags evaluated, single and in bulk (`docs/protocol.md` §13.5); absent when usage is off. */
   usage?: OfrepUsage | undefined;
 }
 
@@ -120,8 +120,10 @@ export function createOfrepHandler({ logger, keys, flags, streams, usage }: Ofre
     const context = await readContext(req);
     const env = grant.env;
     // A settled read (§7.3) of memory as it stands: evaluated, then answered once what it saw is durable.
+    // Every flag answered counts one evaluation (§13.5), in a bulk answer too: the web provider
+    // only asks in bulk. A `304` answers nothing new and counts nothing.
+    const count = usage && ((...args: Parameters<EvaluationCounter>) => usage.count(env, ...args));
     if (key !== undefined) {
-      const count = usage && ((...args: Parameters<EvaluationCounter>) => usage.count(env, ...args));
       const result = await flags.readSettled(null, () => evaluateOne(env, key, context, count));
       const errorCode = result.errorCode;
       return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
@@ -130,7 +132,7 @@ export function createOfrepHandler({ logger, keys, flags, streams, usage }: Ofre
     const read = await flags.readSettled(null, () => {
       const etag = bulkEtag(env, grant.id, context, window);
       if (etagMatches(req.headers['if-none-match'], etag)) return { etag };
-      return { etag, evaluated: evaluateAll(env, context), revision: env.revision };
+      return { etag, evaluated: evaluateAll(env, context, count), revision: env.revision };
     });
     const { etag, evaluated, revision } = read;
     if (!evaluated) return send(res, 304, undefined, { etag });
