@@ -6,11 +6,13 @@
  * daily ones, OFREP's own counts, and the same id sent to two instances at once counted once.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FlagwireConfig } from '../server/index.js';
 import { FLAGWIRE_VERSION } from '../src/core/version.js';
+import { adminCaller } from './helpers/admin.js';
 import { expectError } from './helpers/assert.js';
 import {
   freshDatabase,
@@ -312,6 +314,43 @@ describe('OFREP counts', () => {
         .toContainEqual(expect.objectContaining({ key: 'missing-one', count: 1 }));
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('OFREP counts across a rename', () => {
+  it('keeps what was counted when the environment is renamed before the counts are committed', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'flagwire-ofrep-rename-'));
+    // An hour-long interval: the counts are committed by close(), after the rename.
+    const options = { dataDir, usage: { ofrepFlushIntervalMs: 3_600_000 } };
+    const t = await startTestServer(options);
+    let key = '';
+    try {
+      const admin = await adminCaller(t.server);
+      // An environment of the dashboard's (those of the config file cannot be renamed).
+      expect((await admin.call('POST', '/projects/acme/environments', { key: 'temp' })).status).toBe(201);
+      const created = await admin.call('POST', '/environments/acme/temp/keys', { access: 'full' });
+      key = ((await created.json()) as { key: string }).key;
+      await t.api('POST', '/flags', { key: 'remote', type: 'boolean' }, key);
+      await t.api('PATCH', '/flags/remote', { enabled: true }, key);
+      for (let i = 0; i < 3; i++) {
+        const answer = await fetch(`${t.server.url}/ofrep/v1/evaluate/flags/remote`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ context: { targetingKey: 'u1' } }),
+        });
+        expect(answer.status).toBe(200);
+      }
+      expect((await admin.call('PATCH', '/environments/acme/temp', { key: 'renamed' })).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+    const again = await startTestServer(options);
+    try {
+      expect((await totalsOf(again.base, 'remote', key)).byVariant).toEqual({ 'on/ON': 3 });
+    } finally {
+      await again.close();
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -17,7 +17,8 @@ const isFlagKey = (key: string): boolean => key.length <= FLAG_KEY_MAX_LENGTH &&
 
 interface Pending {
   env: Environment;
-  rows: Map<string, CountRow>;
+  /** Per flag key, its rows (a few: one per version, variant and reason served). */
+  rows: Map<string, CountRow[]>;
   unknown: Map<string, number>;
   /** Evaluations of unknown keys past the 100, or that are no flag key: counted only. */
   unknownDropped: number;
@@ -48,10 +49,12 @@ export class OfrepUsage {
     reason: string,
   ): void {
     let pending = this.#pending.get(env.id);
-    if (!pending || pending.env !== env) {
-      pending = { env, rows: new Map(), unknown: new Map(), unknownDropped: 0, unsent: pending?.unsent };
+    if (!pending) {
+      pending = { env, rows: new Map(), unknown: new Map(), unknownDropped: 0, unsent: undefined };
       this.#pending.set(env.id, pending);
     }
+    // The environment's object may be replaced (a rename): its counts stay.
+    pending.env = env;
     if (version === undefined) {
       // As an SDK's report: at most 100 unknown keys per report, flag keys only (§13.2); the
       // server keeps OFREP's unknown keys within a budget of their own (§13.4).
@@ -61,10 +64,18 @@ export class OfrepUsage {
       else pending.unknownDropped = addCount(pending.unknownDropped, 1);
       return;
     }
-    const id = `${key}\t${version}\t${variant}\t${reason}`;
-    const row = pending.rows.get(id);
-    if (row) row[4] = addCount(row[4], 1);
-    else pending.rows.set(id, [key, version, variant, reason, 1]);
+    // No key string built per evaluation: the flag's few rows are compared in place.
+    const rows = pending.rows.get(key);
+    if (!rows) {
+      pending.rows.set(key, [[key, version, variant, reason, 1]]);
+      return;
+    }
+    for (const row of rows)
+      if (row[1] === version && row[2] === variant && row[3] === reason) {
+        row[4] = addCount(row[4], 1);
+        return;
+      }
+    rows.push([key, version, variant, reason, 1]);
   }
 
   /** Commits what was counted (and what failed before); resolves when every attempt ended. */
@@ -86,9 +97,11 @@ export class OfrepUsage {
             if (pending.unsent === record) pending.unsent = undefined;
           },
           (error: unknown) => {
-            if ((error as { status?: number })?.status === 404)
-              pending.unsent = undefined; // deleted
-            else this.#logger.warn(`OFREP usage not committed yet: ${(error as Error)?.message ?? error}`);
+            if ((error as { status?: number })?.status === 404) {
+              // The environment was deleted: nothing of it is kept.
+              pending.unsent = undefined;
+              if (this.#pending.get(pending.env.id) === pending) this.#pending.delete(pending.env.id);
+            } else this.#logger.warn(`OFREP usage not committed yet: ${(error as Error)?.message ?? error}`);
           },
         ),
       );
@@ -108,7 +121,7 @@ export class OfrepUsage {
       instance: null,
       eventId: null,
       state: null,
-      counts: [...pending.rows.values()],
+      counts: [...pending.rows.values()].flat(),
       unknown: [...pending.unknown],
     };
     if (pending.unknownDropped > 0) record.unknownDropped = pending.unknownDropped;
