@@ -66,10 +66,15 @@ it.each([
   // 11 KiB. Usage reports are on by default (issue 24: counting, the reporter with its retries
   // and page-hide sends, `on('evaluation')`), so every app ships them: +2,150 B, 13,355 B measured;
   // then written for size (a shorter random id, closures, the client's deadline and Retry-After
-  // parsing shared, counter slots as constants): 13,148 B measured.
-  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13 * 1024],
-  // 18,798 B measured with usage reports, 18,599 B once they were written for size.
-  ['the whole entry', `export * from 'flagwire';`, 18.25 * 1024],
+  // parsing shared, counter slots as constants): 13,148 B measured. The review's fixes of the
+  // reporter (a last report on close(), usage off for an hour rather than for good, reports sent
+  // at once with keepalive when the page is left, reports over 900 KB split, unknown keys
+  // checked against the flag-key pattern, the runtime's first token, `exposure` forgetting the
+  // least recent): +289 B, 13,437 B measured, so the budget went up by 0.25 KiB to 13.25 KiB.
+  ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13.25 * 1024],
+  // 18,798 B measured with usage reports, 18,599 B once they were written for size, 18,873 B with
+  // the review's fixes of the reporter (as above; the flag-key pattern was in already): 18.5 KiB.
+  ['the whole entry', `export * from 'flagwire';`, 18.5 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {
   const { gzipped, minified, inputs, text } = await measure(contents);
   console.log(
@@ -88,9 +93,10 @@ it.each([
   expect(gzipped).toBeLessThanOrEqual(budget);
 });
 
-it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 13.75 KiB (targeting and usage reports inside)', async () => {
-  // 12,069 B measured before usage reports, 14,212 B with them, 14,014 B once they were written for size.
-  const budget = 13.75 * 1024;
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 14 KiB (targeting and usage reports inside)', async () => {
+  // 12,069 B measured before usage reports, 14,212 B with them, 14,014 B once they were written
+  // for size, 14,301 B with the review's fixes of the reporter (as above): 13.75 -> 14 KiB.
+  const budget = 14 * 1024;
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],

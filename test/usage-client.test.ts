@@ -1,11 +1,14 @@
 /**
  * The SDK's usage reporting against a real server (`docs/protocol.md` §13.2, §13.6): what each
  * evaluation call counts (per flag, version, variant and reason; unknown keys; before any load),
- * what is not counted (allFlags, bootstrap), flush(), close() flushing, the interval, a report
- * retried with its id after a lost answer and after a 429, what stops reporting (404, usage:
- * false, offline), and that no user key or attribute ever leaves.
+ * what is not counted (allFlags, bootstrap), flush(), close() flushing and saying so, the
+ * interval, a report retried with its id after a lost answer, a 429 and a proxy's 404, a report
+ * over 900 KB split, what stops reporting (usage off: for an hour; a refused key; usage: false,
+ * offline), only flag-like unknown keys, the runtime's first token, and that no user key or
+ * attribute ever leaves.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createClient, type FlagwireClient } from '../src/index.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
 import { totalsOf } from './helpers/usage.js';
@@ -15,9 +18,10 @@ let t: TestServer;
 let version: Record<string, number>;
 const USER = { key: 'user-secret-key-42', email: 'someone@private.example', plan: 'gold' };
 
-/** Every usage request a client sends: its body, and what the server answered. */
+/** Every usage request a client sends: its body (and its length), and what the server answered. */
 interface Sent {
   body: Record<string, unknown>;
+  size: number;
   status: number;
 }
 
@@ -28,7 +32,8 @@ function recording(options: { lose?: number } = {}) {
   const fetchImpl: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     if (String(input).endsWith('/sdk/usage')) {
-      sent.push({ body: JSON.parse(String(init?.body)), status: response.status });
+      const text = String(init?.body);
+      sent.push({ body: JSON.parse(text), size: text.length, status: response.status });
       if (lose > 0) {
         lose--;
         await response.text();
@@ -129,6 +134,23 @@ describe('counting', () => {
       expect(text.includes(secret), `report contains ${secret}`).toBe(false);
   });
 
+  it('lists only unknown keys that could be flag keys; counts the others as unknownDropped', async () => {
+    c.isEnabled(`beta-${USER.email}`, USER);
+    c.isEnabled('user 42', USER);
+    c.isEnabled(`${'k'.repeat(128)}x`, USER);
+    c.isEnabled('old-banner', USER);
+    c.isEnabled('k'.repeat(128), USER);
+    expect(await c.flush()).toBe(true);
+    expect(sent.at(-1)!.body).toMatchObject({
+      unknown: [
+        { key: 'old-banner', count: 1 },
+        { key: 'k'.repeat(128), count: 1 },
+      ],
+      unknownDropped: 3,
+    });
+    expect(JSON.stringify(sent.map((s) => s.body))).not.toContain(USER.email);
+  });
+
   it('counts a version replaced before the report under that version', async () => {
     c.isEnabled('plain', USER);
     const changed = new Promise((resolve) => c.on('change:plain', resolve));
@@ -186,21 +208,69 @@ describe('what is not counted, and what sends nothing', () => {
     expect(r.sent).toEqual([]);
   });
 
-  it('stops reporting for good when the server has usage off (404)', async () => {
+  it('makes no report for an hour once a Flagwire server says usage is off (404 NOT_FOUND), then asks again', async () => {
     const off = await startTestServer({ usage: false });
-    try {
-      const r = recording();
-      const c = createClient({ baseUrl: off.base, apiKey: KEYS.acmeProdRead, logger: false, fetch: r.fetch });
-      await c.ready();
-      c.isEnabled('seeded', { key: 'u' });
-      expect(await c.flush()).toBe(false);
-      c.isEnabled('seeded', { key: 'u' });
-      expect(await c.flush()).toBe(false);
-      expect(r.sent.map((s) => s.status)).toEqual([404]);
-      await c.close();
-    } finally {
-      await off.close();
-    }
+    const on = await startTestServer();
+    onTestFinished(async () => {
+      vi.restoreAllMocks();
+      await Promise.all([off.close(), on.close()]);
+    });
+    // The usage route moves from `off` to `on` (a server turned usage on, a rolling upgrade done).
+    let usageAt = off.base;
+    const r = recording();
+    const warnings: string[] = [];
+    const c = createClient({
+      baseUrl: off.base,
+      apiKey: KEYS.acmeProdRead,
+      logger: { warn: (m) => warnings.push(m), error() {} },
+      fetch: (input, init) =>
+        r.fetch(String(input).replace(`${off.base}/sdk/usage`, `${usageAt}/sdk/usage`), init),
+    });
+    await c.ready();
+    c.isEnabled('seeded', { key: 'u' });
+    expect(await c.flush()).toBe(false);
+    c.isEnabled('seeded', { key: 'u' });
+    c.isEnabled('seeded', { key: 'u' });
+    expect(await c.flush()).toBe(false);
+    expect(r.sent.map((s) => s.status)).toEqual([404]);
+    expect(warnings).toEqual([expect.stringContaining('usage is off on the server')]);
+    // An hour later (the clock moved on), the next report goes: counted meanwhile, and accepted.
+    const now = Date.now;
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + 3_600_001);
+    usageAt = on.base;
+    expect(await c.flush()).toBe(true);
+    expect(r.sent.map((s) => s.status)).toEqual([404, 202]);
+    expect((await totalsOf(on.base, 'seeded', KEYS.acmeProdRead)).total).toBe(2);
+    await c.close();
+  });
+
+  it('retries a report a proxy answered 404 (no Flagwire answer): usage is not off', async () => {
+    await t.api('POST', '/flags', { key: 'proxied', type: 'boolean' });
+    const front = await notFoundFront(t.base, 1);
+    onTestFinished(() => front.close());
+    const r = recording();
+    const c = createClient({ baseUrl: front.base, apiKey: KEYS.acmeProdRead, logger: false, fetch: r.fetch });
+    await c.ready();
+    for (let i = 0; i < 3; i++) c.isEnabled('proxied');
+    expect(await c.flush()).toBe(false);
+    expect(await c.flush()).toBe(true);
+    expect(r.sent.map((s) => s.status)).toEqual([404, 202]);
+    expect(r.sent[1]!.body.id).toBe(r.sent[0]!.body.id);
+    expect(await rows('proxied')).toEqual({ 'off/OFF': 3 });
+    await c.close();
+  });
+
+  it('stops reporting on a refused key (401), as the client stops', async () => {
+    const r = recording();
+    const c = client({ fetch: r.fetch, apiKey: `fw_live_${'0'.repeat(32)}` });
+    await c.ready().catch(() => {});
+    expect(c.status().state).toBe('failed');
+    c.isEnabled('plain');
+    expect(await c.flush()).toBe(false);
+    c.isEnabled('plain');
+    expect(await c.flush()).toBe(false);
+    await c.close();
+    expect(r.sent.map((s) => s.status)).toEqual([401]);
   });
 });
 
@@ -275,4 +345,116 @@ describe('delivery', () => {
     await c.close();
     expect(r.sent).toHaveLength(1);
   });
+
+  it('close() after flush() still sends a last report, empty, so the server shows the client closed', async () => {
+    const r = recording();
+    const c = client({ fetch: r.fetch });
+    await c.ready();
+    await whenState(c, 'connected');
+    c.isEnabled('plain');
+    expect(await c.flush()).toBe(true);
+    await c.close();
+    expect(r.sent.map((s) => [s.status, s.body.state, (s.body.counts as unknown[]).length])).toEqual([
+      [202, 'connected', 1],
+      [202, 'closed', 0],
+    ]);
+    const { clients } = (await (await t.api('GET', '/usage/clients')).json()) as {
+      clients: Array<{ instance: string; state: string }>;
+    };
+    expect(clients.find((x) => x.instance === r.sent[0]!.body.instance)).toMatchObject({ state: 'closed' });
+    // A client never started has nothing to say.
+    const idle = client({ fetch: r.fetch });
+    await idle.close();
+    expect(r.sent).toHaveLength(2);
+  });
+
+  it('splits a report over 900 KB of JSON in several, each with its own id, all counted', async () => {
+    // 50 flags of 128-character keys, 100 variants of 64-character names each, a rule per
+    // variant: 5,000 rows (a report's most), about 1.3 MB of JSON in one report.
+    const big = await startTestServer();
+    onTestFinished(() => big.close());
+    const keys = Array.from({ length: 50 }, (_, i) => `big-${i}-`.padEnd(128, 'k'));
+    const names = Array.from({ length: 100 }, (_, j) => `v${j}-`.padEnd(64, 'n'));
+    for (const key of keys) {
+      const created = await big.api('POST', '/flags', {
+        key,
+        type: 'string',
+        variants: Object.fromEntries(names.map((n) => [n, 'x'])),
+        fallthrough: { variant: names[0] },
+        rules: names.map((n, j) => ({
+          clauses: [{ attribute: 'n', op: 'in', values: [String(j)] }],
+          serve: { variant: n },
+        })),
+      });
+      expect(created.status).toBe(201);
+      await big.api('PATCH', `/flags/${key}`, { enabled: true });
+    }
+    const r = recording();
+    const c = createClient({ baseUrl: big.base, apiKey: KEYS.acmeProdRead, logger: false, fetch: r.fetch });
+    await c.ready();
+    for (const key of keys) for (let j = 0; j < 100; j++) c.getString(key, { key: 'u', n: String(j) }, 'd');
+    expect(await c.flush()).toBe(true);
+    expect(r.sent.length).toBeGreaterThan(1);
+    expect(r.sent.map((s) => s.status)).toEqual(r.sent.map(() => 202));
+    expect(Math.max(...r.sent.map((s) => s.size))).toBeLessThanOrEqual(900_000);
+    expect(new Set(r.sent.map((s) => s.body.id)).size).toBe(r.sent.length);
+    const counted = r.sent.flatMap((s) => s.body.counts as Array<{ count: number }>);
+    expect(counted).toHaveLength(5000);
+    for (const key of [keys[0]!, keys[49]!])
+      expect((await totalsOf(big.base, key, KEYS.acmeProdRead)).total).toBe(100);
+    await c.close();
+  }, 60_000);
+
+  it.each([
+    ['Deno/2.1.4 (x86_64-unknown-linux-gnu) V8/13.0.245.12-rusty TypeScript/5.6.2', 'deno/2.1.4'],
+    ['Bun/1.2.0 (Linux; ünknown)', 'bun/1.2.0'],
+  ])('names the runtime by the first token of %j, as the server takes it', async (userAgent, runtime) => {
+    vi.stubGlobal('navigator', { userAgent });
+    onTestFinished(() => {
+      vi.unstubAllGlobals();
+    });
+    const r = recording();
+    const c = client({ fetch: r.fetch });
+    await c.ready();
+    c.isEnabled('plain');
+    expect(await c.flush()).toBe(true);
+    expect(r.sent.map((s) => [s.status, s.body.runtime])).toEqual([[202, runtime]]);
+    await c.close();
+  });
 });
+
+/**
+ * A front as a proxy would be (an HTTP server forwarding to `target`'s origin) that answers the
+ * first `notFound` usage reports itself, with an HTML `404` as nginx does for a path it does not
+ * route.
+ */
+async function notFoundFront(target: string, notFound: number) {
+  const server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url?.endsWith('/sdk/usage') && notFound-- > 0) {
+      req.resume();
+      res
+        .writeHead(404, { 'content-type': 'text/html' })
+        .end('<html><body><h1>404 Not Found</h1></body></html>');
+      return;
+    }
+    const upstream = request(
+      new URL(req.url!, target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}${new URL(target).pathname}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -2,11 +2,13 @@
  * `client.on('evaluation')` (issue 24): called synchronously with the key, value, variant,
  * reason, version and user of every single-flag evaluation; a throwing listener is logged and
  * never changes the value; what a listener changes is not what the caller gets; `exposure`
- * calls it once per flag, user and value; unsubscribing by the returned function or a signal.
+ * calls it once per flag, user and value, remembering the 10,000 most recent; unsubscribing by
+ * the returned function (which takes it off the signal too) or a signal.
  * And `flagwire/otel`: the same evaluation as OpenTelemetry's `feature_flag.*` attributes, checked
  * against OpenFeature's own `createEvaluationEvent`.
  */
 import { execFileSync } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createEvaluationEvent } from '@openfeature/core';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +125,21 @@ describe("on('evaluation')", () => {
     expect(all).toHaveLength(7);
   });
 
+  it('with exposure: remembers the 10,000 evaluated most recently, the least recently evaluated forgotten first', () => {
+    const c = offlineClient();
+    const heard: string[] = [];
+    c.on('evaluation', (e) => heard.push(e.user as string), { exposure: true });
+    for (let i = 0; i < 10_000; i++) c.isEnabled('on', `u${i}`);
+    // u0 evaluated again: the most recent now, so u1 is the least recent.
+    c.isEnabled('on', 'u0');
+    c.isEnabled('on', 'u10000');
+    expect(heard).toHaveLength(10_001);
+    heard.length = 0;
+    // Forgotten: u1 alone. Remembered: every other (a clear-all at 10,000 forgot them all).
+    for (const user of ['u0', 'u2', 'u9999', 'u10000', 'u1']) c.isEnabled('on', user);
+    expect(heard).toEqual(['u1']);
+  });
+
   it('stops with the function it returned, or its signal', () => {
     const c = offlineClient();
     let calls = 0;
@@ -139,6 +156,18 @@ describe("on('evaluation')", () => {
     c.on('evaluation', () => calls++, { signal: aborted.signal });
     c.isEnabled('on');
     expect(calls).toBe(2);
+  });
+
+  it("takes its listener off the caller's signal when unsubscribed by the function it returned", () => {
+    const c = offlineClient();
+    const controller = new AbortController();
+    const offs = ['evaluation', 'change', 'error'].map((event) =>
+      c.on(event as 'change', () => {}, { signal: controller.signal }),
+    );
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(3);
+    for (const off of offs) off();
+    // A long-lived signal (an app's) holds nothing of a listener once it is off.
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
 

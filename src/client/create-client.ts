@@ -121,7 +121,8 @@ export function clientParts(
     },
     flush: async () => !reporter || reporter.flush(),
     async close() {
-      // Closed at once (nothing leaves closed, §9); what was counted is still sent, within timeoutMs.
+      // Closed at once (nothing leaves closed, §9); what was counted is still sent, within
+      // timeoutMs, in a last report that says so (even without counts, once started).
       const closed = loop.close();
       await reporter?.close(o.timeoutMs);
       return closed;
@@ -145,28 +146,35 @@ export function clientParts(
       // A new function each time: the same listener subscribed twice is two subscriptions.
       const call = guarded(event, listener);
       const signal = options?.signal;
-      let off: () => unknown;
+      let remove: () => unknown;
       if (event === 'evaluation') {
-        // At most once per flag, user key and value, remembering the last 10,000 (`exposure`).
+        // At most once per flag, user key and value (`exposure`), remembering the 10,000 seen
+        // last: a set in the order last seen, the least recently seen forgotten first.
         const seen = options?.exposure && new Set<string>();
         const entry = (e: EvaluationEvent) => {
           if (seen) {
             const id = JSON.stringify([e.key, typeof e.user === 'string' ? e.user : e.user?.key, e.value]);
-            if (seen.has(id)) return;
-            if (seen.size >= 10_000) seen.clear();
+            const again = seen.delete(id);
             seen.add(id);
+            if (again) return;
+            if (seen.size > 10_000) seen.delete(seen.values().next().value!);
           }
           call(e);
         };
         evaluated.add(entry);
-        off = () => evaluated.delete(entry);
+        remove = () => evaluated.delete(entry);
       } else {
         const entry = (e: Event) => call(...(e as Event & { args: unknown[] }).args);
         events.addEventListener(event, entry);
-        off = () => events.removeEventListener(event, entry);
+        remove = () => events.removeEventListener(event, entry);
       }
+      // Unsubscribing takes its listener off the signal too.
+      const off = () => {
+        remove();
+        signal?.removeEventListener('abort', off);
+      };
       if (signal?.aborted) off();
-      signal?.addEventListener('abort', off);
+      else signal?.addEventListener('abort', off);
       return off;
     },
   };

@@ -118,12 +118,13 @@ export type ClientListener<E extends ClientEventName> = E extends keyof ClientEv
 
 /** Options of `client.on(...)`. */
 export interface ListenerOptions {
-  /** Unsubscribes when aborted. */
+  /** Unsubscribes when aborted (unsubscribing otherwise takes the listener off the signal too). */
   signal?: AbortSignal;
   /**
    * `evaluation` only: call the listener at most once per flag, user key and value (an
-   * exposure), for experiment tracking. It remembers the last 10,000 of them, so a listener of
-   * a client that evaluates more distinct ones than that may hear one again.
+   * exposure), for experiment tracking. It remembers the 10,000 evaluated most recently (the
+   * least recently evaluated forgotten first), so a listener of a client that evaluates more
+   * distinct ones than that may hear one again.
    * @default false
    */
   exposure?: boolean;
@@ -194,12 +195,14 @@ export interface FlagwireClient {
   /**
    * Sends the usage counts now (`docs/protocol.md` §13.6), with every report still waiting:
    * `true` once the server accepted all of them, `false` when some wait still (they are retried)
-   * or the server refuses usage. A serverless function awaits it before it returns.
+   * or the server has usage off (asked again in about an hour) or refused the key. A serverless
+   * function awaits it before it returns.
    */
   flush(): Promise<boolean>;
   /**
    * Stops all network activity and timers at once, and resolves once what was counted for usage
-   * is sent (within `timeoutMs`). Idempotent; evaluation keeps answering from the last flags.
+   * is sent (within `timeoutMs`), in a last report that says the client is `closed` (sent even
+   * without counts by a started client). Idempotent; evaluation keeps answering from the last flags.
    */
   close(): Promise<void>;
 }

@@ -2,15 +2,19 @@
  * The SDK's usage reporter (`docs/protocol.md` §13.6): every `flushIntervalMs` (each wait 75 to
  * 125 % of it) the counts become a report with a random id, sent to `POST /sdk/usage` until a
  * `202`, with that id on every retry (network errors, `5xx`, `408`, `429` no sooner than its
- * `Retry-After`), backing off from 1 s to 60 s; at most 10 wait, none older than an hour. `401`,
- * `403`, `404` stop it for good; another `4xx` drops the report. In browsers a report also goes
- * when the page is hidden or left, with `keepalive`. A report carries counts, the client's
- * random instance id, what it holds and its state: never a user key, attribute, IP or host name.
+ * `Retry-After`), backing off from 1 s to 60 s; at most 10 wait, none older than an hour. A report
+ * over 900 KB of JSON is split in several. `401`, `403` stop it for good (the client stops on
+ * them too); a Flagwire server's `404 NOT_FOUND` (usage off) for an hour; another `4xx` drops the
+ * report. In browsers, when the page is hidden or left, the waiting reports go at once with
+ * `keepalive` (64 KiB at most in flight). `close()` sends a last report, `state: "closed"`. A
+ * report carries counts, the client's random instance id, what it holds and its state: never a
+ * user key, attribute, IP or host name.
  *
  * Written for size (every app ships it, `test/bundle-size.test.ts`): one timer, the client's
  * deadline (`startExchange`) and `Retry-After` parsing, closures rather than classes.
  */
 import { startExchange } from '../core/deadline-exchange.js';
+import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../core/limits.js';
 import { later, type Timer } from '../core/timers.js';
 import { MAX_UNKNOWN_KEYS } from '../core/usage-limits.js';
 import { FLAGWIRE_VERSION } from '../core/version.js';
@@ -19,11 +23,12 @@ import type { FlagStore } from './flag-store.js';
 import type { ResolvedClientOptions } from './options.js';
 import { type CountRow, harvest } from './usage-counts.js';
 
-/** A report made and not yet accepted: its id, its body, when it was made. */
+/** A report made and not yet accepted: its id, its body, when it was made; `k`: sent with `keepalive` now. */
 interface Report {
   id: string;
   body: string;
   at: number;
+  k?: boolean;
 }
 
 export interface UsageReporter {
@@ -33,11 +38,14 @@ export interface UsageReporter {
   miss(key: string): undefined;
   /** A report of the counts now, then every waiting report sent; `true` when none is left waiting. */
   flush(): Promise<boolean>;
-  /** Flushes within `timeoutMs`, then stops for good. */
+  /** A last report (once started, even empty: it says `closed`), sent within `timeoutMs`; then stops for good. */
   close(timeoutMs: number): Promise<void>;
 }
 
 const browser = typeof document === 'object';
+const HOUR = 3_600_000;
+/** What a browser's `keepalive` requests may carry in flight together (64 KiB), with a margin. */
+const KEEPALIVE_BYTES = 60_000;
 
 /**
  * `prefix` and 24 random characters of `[A-Za-z0-9_]` (18 random bytes in base64, `+` and `/`
@@ -48,17 +56,19 @@ const randomId = (prefix: string): string =>
 
 /**
  * The runtime, by name and version: nothing that tells one machine from another. Deno and Bun
- * name themselves in `navigator.userAgent` (`Deno/2.1.4`, `Bun/1.2.0`); both also have `process`.
+ * name themselves first in `navigator.userAgent` (`Deno/2.1.4`, `Bun/1.2.0`); both also have
+ * `process`. Only that first token, of printable ASCII (what the server takes, §13.2).
  */
 function runtime(): string {
   // biome-ignore lint/suspicious/noExplicitAny: feature detection of runtimes' globals
   const g = globalThis as any;
   const agent: string = g.navigator?.userAgent ?? '';
   const node = g.process?.versions?.node;
+  const named = /^(deno|bun)\/[!-~]{1,40}/i.exec(agent);
   return browser
     ? 'browser'
-    : /^(Deno|Bun)\//.test(agent)
-      ? agent.toLowerCase()
+    : named
+      ? named[0].toLowerCase()
       : node
         ? `node/${node}`
         : agent === 'Cloudflare-Workers'
@@ -83,6 +93,8 @@ export function usageReporter(
   let quiet = 0;
   let started = false;
   let stopped = false;
+  /** The server said usage is off (`404 NOT_FOUND`): no report is made before this. */
+  let off = 0;
   /** The attempt under way at the waiting reports, one at a time. */
   let sending: Promise<void> | undefined;
   /** No attempt before this (a backoff, or the server's `Retry-After`). */
@@ -91,8 +103,8 @@ export function usageReporter(
   let tries = 0;
   /** The one timer: the next interval, or the retry after the backoff. */
   let timer: Timer | undefined;
-  /** The page is being left: requests from now on are `keepalive`, so they outlive it. */
-  let leaving = false;
+  /** Bytes of the `keepalive` requests under way. */
+  let kept = 0;
   /** Unsubscribes from the page's events. */
   const page = new AbortController();
 
@@ -103,42 +115,113 @@ export function usageReporter(
   };
 
   /**
-   * The counts since the last report as a report (none without counts, but every 5th quiet
-   * interval), then every waiting report sent.
+   * The counts since the last report as a report, waiting to be sent (none without counts, but
+   * every 5th quiet interval, `heartbeat`). Over `limit` characters of JSON (900 KB; 60 KB when
+   * the page is left), its rows are split in reports of their own.
    */
-  const report = (heartbeat?: boolean): Promise<void> => {
+  const make = (heartbeat?: boolean, limit = 900_000) => {
+    if (stopped || Date.now() < off) return;
     const counts: CountRow[] = [];
     if (harvest([...store.entries.values(), ...store.retired], counts)) store.retired = [];
-    if (!stopped && (counts.length + unknown.size + notReady > 0 || (heartbeat && ++quiet > 4))) {
-      quiet = 0;
-      const at = Date.now();
-      const id = randomId('u_');
-      const body = JSON.stringify({
-        id,
-        sdk: { name: 'flagwire-js', version: FLAGWIRE_VERSION },
-        runtime: runtime(),
-        app,
-        instance,
-        eventId: store.lastEventId ?? null,
-        state: state(),
-        window: { start: from, end: at },
-        counts,
-        unknown: [...unknown.values()],
-        unknownDropped: dropped,
-        notReady,
-      });
-      unknown.clear();
-      dropped = notReady = 0;
-      from = at;
-      if (waiting.push({ id, body, at }) > 10) drop('10 newer wait');
-    }
-    return send();
+    if (!(counts.length + unknown.size + notReady > 0 || (heartbeat && ++quiet > 4))) return;
+    quiet = 0;
+    const at = Date.now();
+    const report = {
+      id: '',
+      sdk: { name: 'flagwire-js', version: FLAGWIRE_VERSION },
+      runtime: runtime(),
+      app,
+      instance,
+      eventId: store.lastEventId ?? null,
+      state: state(),
+      window: { start: from, end: at },
+      counts,
+      unknown: [...unknown.values()],
+      unknownDropped: dropped,
+      notReady,
+    };
+    const push = (rows: CountRow[]) => {
+      report.id = randomId('u_');
+      const { id } = report;
+      report.counts = rows;
+      const body = JSON.stringify(report);
+      if (body.length > limit && rows.length > 1) {
+        const half = rows.length >> 1;
+        push(rows.slice(0, half));
+        // What is not a count row goes in the first part only.
+        report.unknown = [];
+        report.unknownDropped = report.notReady = 0;
+        push(rows.slice(half));
+      } else if (waiting.push({ id, body, at }) > 10) drop(waiting[0]!, '10 newer wait');
+    };
+    push(counts);
+    unknown.clear();
+    dropped = notReady = 0;
+    from = at;
   };
 
-  /** Drops the oldest waiting report, with a warning when `why` says why. */
-  const drop = (why: string | false) => {
-    const { id } = waiting.shift()!;
-    if (why) o.logger.warn(`usage report ${id} dropped: ${why}`);
+  /** Drops a waiting report (if it still waits), with a warning when `why` says why. */
+  const drop = (report: Report, why: string | false) => {
+    const i = waiting.indexOf(report);
+    if (i < 0) return;
+    waiting.splice(i, 1);
+    if (why) o.logger.warn(`usage report ${report.id} dropped: ${why}`);
+  };
+
+  /**
+   * One attempt at sending `report` (`keepalive`: the page is being left), and its answer
+   * handled: accepted, or refused for what it holds, dropped; retried after a backoff; usage off
+   * on the server (`404 NOT_FOUND`, which a proxy's `404` is not): none made for an hour; a
+   * refused key (`401`, `403`): no more (§13.6).
+   */
+  const attempt = async (report: Report, keepalive = false) => {
+    const exchange = startExchange(o.timeoutMs);
+    let status = 0;
+    let retryAfter: number | undefined;
+    let usageOff = false;
+    if (keepalive) {
+      kept += report.body.length;
+      report.k = true;
+    }
+    try {
+      const response = await exchange.race(
+        o.fetch(`${o.base}/sdk/usage`, {
+          method: 'POST',
+          headers: { authorization: o.authorization, 'content-type': 'application/json' },
+          body: report.body,
+          keepalive,
+          signal: exchange.signal,
+        }),
+      );
+      status = response.status;
+      retryAfter = parseRetryAfter(response.headers.get('retry-after'));
+      // Read whole (the connection is reused): a Flagwire server's `404` says `NOT_FOUND`.
+      usageOff = (await exchange.race(response.json())).error === 'NOT_FOUND' && status === 404;
+    } catch {
+      // A network error, no answer in time, or a body that is no JSON: retried with the same id.
+    }
+    exchange.end();
+    if (keepalive) {
+      kept -= report.body.length;
+      report.k = false;
+    }
+    if (usageOff) {
+      // Or an older instance, in a rolling upgrade: the intervals go on, but make no report
+      // for an hour (what is counted meanwhile is kept for the first report after it).
+      off = Date.now() + HOUR;
+      o.logger.warn('usage is off on the server: none sent for an hour');
+      waiting.length = 0;
+    } else if (status < 200 || status > 499 || status === 404 || status === 408 || status === 429) {
+      notBefore =
+        Date.now() +
+        Math.max(retryAfter ?? 0, Math.min(60_000, 1000 * 2 ** tries++) * (0.5 + Math.random() / 2));
+      schedule(notBefore - Date.now());
+    } else {
+      tries = 0;
+      drop(report, status > 299 && `refused (${status})`);
+      // The key refused: the client fails too (§9), and reports no more.
+      if (status === 401 || status === 403) stop();
+    }
   };
 
   /**
@@ -148,45 +231,8 @@ export function usageReporter(
   const send = (): Promise<void> =>
     (sending ??= (async () => {
       while (!stopped && waiting[0] && Date.now() >= notBefore) {
-        const oldest = waiting[0];
-        if (oldest.at < Date.now() - 3_600_000) {
-          drop('an hour old');
-          continue;
-        }
-        const exchange = startExchange(o.timeoutMs);
-        let status = 0;
-        let retryAfter: number | undefined;
-        try {
-          const response = await exchange.race(
-            o.fetch(`${o.base}/sdk/usage`, {
-              method: 'POST',
-              headers: { authorization: o.authorization, 'content-type': 'application/json' },
-              body: oldest.body,
-              // A browser's keepalive request carries at most 64 KiB.
-              keepalive: leaving && oldest.body.length < 60_000,
-              signal: exchange.signal,
-            }),
-          );
-          status = response.status;
-          retryAfter = parseRetryAfter(response.headers.get('retry-after'));
-          await exchange.race(response.text());
-        } catch {
-          // A network error, or no answer in time: retried with the same id.
-        }
-        exchange.end();
-        if (status < 200 || status > 499 || status === 408 || status === 429) {
-          notBefore =
-            Date.now() +
-            Math.max(retryAfter ?? 0, Math.min(60_000, 1000 * 2 ** tries++) * (0.5 + Math.random() / 2));
-          schedule(notBefore - Date.now());
-        } else {
-          // Accepted; or refused for what it holds, dropped; or refused for good (§13.6).
-          const fatal = status === 401 || status === 403 || status === 404;
-          tries = 0;
-          if (waiting[0] === oldest)
-            drop(status > 299 && `refused (${status})${fatal ? ', no more are sent' : ''}`);
-          if (fatal) stop();
-        }
+        if (waiting[0].at < Date.now() - HOUR) drop(waiting[0], 'an hour old');
+        else await attempt(waiting[0]);
       }
     })().finally(() => (sending = undefined)));
 
@@ -200,14 +246,21 @@ export function usageReporter(
    */
   const tick = () => {
     notBefore = 0;
-    void report(true);
+    make(true);
+    void send();
     next();
   };
 
-  /** The page is left (or hidden, which may be the last chance): a report now, with `keepalive`. */
+  /**
+   * The page is left (or hidden, which may be the last chance): a report now, and the waiting
+   * reports sent at once with `keepalive`, whatever the backoff or an attempt under way (which
+   * the page's end cancels; the server counts a report sent twice once), as many as fit the
+   * browser's 64 KiB.
+   */
   const leave = () => {
-    leaving = true;
-    void report();
+    make(false, KEEPALIVE_BYTES);
+    for (const report of waiting)
+      if (!report.k && kept + report.body.length <= KEEPALIVE_BYTES) void attempt(report, true);
   };
 
   const stop = () => {
@@ -219,11 +272,16 @@ export function usageReporter(
     page.abort();
   };
 
-  const flush = async () => {
+  /**
+   * A report now (`heartbeat`: even without counts, if 5 quiet intervals went by), and every
+   * waiting one sent, ignoring the backoff.
+   */
+  const flush = async (heartbeat?: boolean) => {
     notBefore = 0;
+    make(heartbeat);
     // An attempt under way goes on to the rest (`notBefore` no longer holds it), this one too.
-    await report();
-    return !stopped && waiting.length === 0;
+    await send();
+    return !stopped && waiting.length === 0 && Date.now() >= off;
   };
 
   return {
@@ -235,10 +293,7 @@ export function usageReporter(
         // The controller as the options: its `signal` removes both listeners when it aborts.
         document.addEventListener(
           'visibilitychange',
-          () => {
-            leaving = document.visibilityState === 'hidden';
-            if (leaving) leave();
-          },
+          () => document.visibilityState === 'hidden' && leave(),
           page,
         );
         addEventListener('pagehide', leave, page);
@@ -249,14 +304,21 @@ export function usageReporter(
       if (stopped) return;
       if (!store.loaded) notReady++;
       else if (row) row.count++;
-      else if (unknown.size < MAX_UNKNOWN_KEYS && key && key.length <= 256)
+      // Only what could be a flag key (§3.1) is listed: never an e-mail address or a user id.
+      else if (
+        unknown.size < MAX_UNKNOWN_KEYS &&
+        key.length <= FLAG_KEY_MAX_LENGTH &&
+        FLAG_KEY_PATTERN.test(key)
+      )
         unknown.set(key, { key, count: 1 });
       else dropped++;
     },
     flush,
     async close(timeoutMs) {
       const deadline = startExchange(timeoutMs);
-      await deadline.race(flush()).catch(() => {});
+      // The last report, even without counts once started (a heartbeat as if 5 quiet intervals went by).
+      if (started) quiet = 4;
+      await deadline.race(flush(true)).catch(() => {});
       deadline.end();
       stop();
     },
