@@ -163,6 +163,9 @@ beforeAll(async () => {
   web = client('web', '1.4.0');
   worker = client('worker', '2.0.0');
   await Promise.all([web.ready(), worker.ready()]);
+  // Usage begins as the flags are made (§13.7: a flag is never evaluated from the later of its
+  // creation and the start of usage): one evaluation then, outside every range asserted but 30 d.
+  await batch(Date.now(), () => darkMode(web, 'web', 'first-user'));
   const rng = new Rng(24);
   const user = () => `user-${rng.int(1_000_000)}`;
   await batch(BATCHES[0]!, () => {

@@ -3,13 +3,17 @@
  * server whose usage clock the test moves (`startServer({ usage: { now } })`), so 30 days pass
  * without waiting: UNUSED, NEVER_EVALUATED, SINGLE_VALUE with the value to hard-code, a default
  * served breaking a single value, permanent and snoozed flags left out, the per-flag summary. A
- * rich case (flags of every type, variants, reasons, versions, apps, 245 hours, hours rolled up
- * into days) where every read answers what the test itself reported.
+ * server upgraded to keep usage measures "never evaluated" from when it began, not from each
+ * flag's creation. A rich case (flags of every type, variants, reasons, versions, apps, 245 hours,
+ * hours rolled up into days) where every read answers what the test itself reported.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createManagementClient, type ManagementClient } from '../src/index.js';
 import { Rng } from './helpers/prng.js';
-import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
+import { freshDatabase, KEYS, startTestServer, TEST_STORE, type TestServer } from './helpers/server.js';
 import { postReport, reportBody } from './helpers/usage.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -135,6 +139,57 @@ describe('GET /usage/stale', () => {
     ]);
     expect(series.series[0]!.points).toHaveLength(30);
     await expect(reader.usage.flag('never-seen-anywhere')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a server that begins keeping usage long after its flags were made (an upgrade)', () => {
+  it('measures "never evaluated" from when usage began, not from each flag\'s creation', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'flagwire-usage-since-'));
+    const store = TEST_STORE === 'postgres' ? { databaseUrl: await freshDatabase() } : { dataDir: dir };
+    let offset = 0;
+    // A server that keeps no usage (as one before usage insights): flags made, then shut down.
+    const before = await startTestServer({ ...store, usage: false });
+    const writer = createManagementClient({ baseUrl: before.base, apiKey: KEYS.acmeProdFull });
+    for (const key of ['kept', 'untouched']) await writer.flags.create({ key, type: 'boolean' });
+    await before.close();
+    // Twenty days later by the usage clock, the same store on a server that keeps usage.
+    const after = await startTestServer({ ...store, usage: { now: () => Date.now() + offset } });
+    const read = createManagementClient({ baseUrl: after.base, apiKey: KEYS.acmeProdRead });
+    try {
+      offset = 20 * DAY;
+      // Upgrade day, before any report: nothing was ever counted, so nothing is "never evaluated".
+      expect((await read.usage.stale()).flags).toEqual([]);
+      const sdk = (await (await after.api('GET', '/sdk/flags?capabilities=targeting')).json()) as {
+        flags: Record<string, { version: number }>;
+      };
+      const version = sdk.flags.kept!.version;
+      // Both values served (one would make it SINGLE_VALUE, a rule this test is not about).
+      const counts = [
+        { key: 'kept', version, variant: 'off', reason: 'OFF', count: 2 },
+        { key: 'kept', version, variant: 'on', reason: 'ON', count: 1 },
+      ];
+      expect((await postReport(after.base, KEYS.acmeProdRead, reportBody({ counts }))).status).toBe(202);
+      // The flags are 20 days old, but no evaluation could be counted before today.
+      expect((await read.usage.stale()).flags).toEqual([]);
+      offset = 26 * DAY;
+      expect((await read.usage.stale()).flags).toEqual([]);
+      // Nine days after usage began: never evaluated since, told so (not "created 29 days ago").
+      offset = 29 * DAY;
+      const never = (key: string) => ({
+        key,
+        reason: 'NEVER_EVALUATED',
+        createdAt: expect.any(String),
+        message: 'never evaluated since usage was first kept, 9 days ago',
+      });
+      // "kept": evaluated 9 days ago only, neither unused nor serving one value lately.
+      expect((await read.usage.stale()).flags).toEqual([never('seeded'), never('untouched')]);
+      const summary = await read.usage.flags();
+      expect(summary.find((f) => f.key === 'untouched')!.stale).toEqual(never('untouched'));
+      expect(summary.find((f) => f.key === 'kept')!.stale).toBeNull();
+    } finally {
+      await after.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

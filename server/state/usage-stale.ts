@@ -1,10 +1,11 @@
 /**
  * Stale flags (`docs/protocol.md` §13.7), first match: `UNUSED` (last evaluated more than 30 days
- * ago), `NEVER_EVALUATED` (created more than 7 days ago, never evaluated), `SINGLE_VALUE` (its
- * configuration unchanged for more than 7 days, and every evaluation of the last 7 days served one
- * variant, none of them the caller's default): with the value to hard-code. A flag marked
- * `permanent`, or snoozed until after `now`, is never stale. What the rules read of the usage is
- * gathered once per read, in one pass over the hours, however many flags there are.
+ * ago), `NEVER_EVALUATED` (never evaluated in the more than 7 days since the later of its creation
+ * and the start of the environment's usage), `SINGLE_VALUE` (its configuration unchanged for more
+ * than 7 days, and every evaluation of the last 7 days served one variant, none of them the
+ * caller's default): with the value to hard-code. A flag marked `permanent`, or snoozed until
+ * after `now`, is never stale. What the rules read of the usage is gathered once per read, in one
+ * pass over the hours, however many flags there are.
  */
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { Environment, StoredFlag } from './model.js';
@@ -51,6 +52,23 @@ function servedVariants(usage: EnvUsage, now: number): Map<string, string | null
   return served;
 }
 
+/**
+ * When the environment started keeping usage, as far as what it keeps tells: the start of its
+ * oldest hour or day of counts, or its oldest last-evaluated time, unknown key or client;
+ * `undefined` when it keeps none of these (no report was ever counted, or only marks were set).
+ * (Usage keeps no time of its own for this: a `since` recorded with the first op would be exact.)
+ */
+export function usageSince(usage: EnvUsage | undefined): number | undefined {
+  if (!usage) return undefined;
+  let since = Number.POSITIVE_INFINITY;
+  for (const hour of usage.hours.keys()) since = Math.min(since, hour * HOUR);
+  for (const day of usage.days.keys()) since = Math.min(since, day * DAY);
+  for (const at of usage.last.values()) since = Math.min(since, at);
+  for (const entry of usage.unknown.values()) since = Math.min(since, entry.last);
+  for (const client of usage.clients.values()) since = Math.min(since, client.firstSeen);
+  return Number.isFinite(since) ? since : undefined;
+}
+
 function servedBy(flag: StoredFlag, variant: string): JsonValue | undefined {
   if (flag.type === 'boolean' || flag.type === 'rollout') return variant === 'on';
   return flag.variants?.[variant];
@@ -59,11 +77,12 @@ function servedBy(flag: StoredFlag, variant: string): JsonValue | undefined {
 /**
  * The stale rules for flags of `env` at `now`: the returned function answers why a flag is stale,
  * or `null` (also for a flag marked permanent or snoozed). What it reads of the usage (the
- * variants served in the last 7 days) is gathered on first need, once for every flag.
+ * variants served, when usage started) is gathered on first need, once for every flag.
  */
 export function staleRules(env: Environment, now: number): (flag: StoredFlag) => StaleFlag | null {
   const usage = env.usage;
   let served: Map<string, string | null> | undefined;
+  let since: number | null | undefined;
   return (flag) => {
     const mark = usage?.marks.get(flag.key);
     if (mark?.permanent || (mark?.snoozedUntil ?? 0) > now) return null;
@@ -79,12 +98,22 @@ export function staleRules(env: Environment, now: number): (flag: StoredFlag) =>
     }
     const created = Date.parse(flag.createdAt);
     if (last === undefined) {
-      if (!(now - created > STALE_RULES.neverEvaluatedDays * DAY)) return null;
+      // Never evaluated since the later of its creation and the start of usage: before that, no
+      // evaluation could have been counted (an upgrade does not make every old flag stale).
+      if (since === undefined) since = usageSince(usage) ?? null;
+      if (since === null) return null;
+      // `since` is known to the hour (or day) it falls in: a flag created within the hour before
+      // counts from its creation.
+      const fromCreation = created >= since - HOUR;
+      const from = fromCreation ? created : since;
+      if (!(now - from > STALE_RULES.neverEvaluatedDays * DAY)) return null;
       return {
         key,
         reason: 'NEVER_EVALUATED',
         createdAt: flag.createdAt,
-        message: `never evaluated, created ${days(now - created)} days ago`,
+        message: fromCreation
+          ? `never evaluated, created ${days(now - created)} days ago`
+          : `never evaluated since usage was first kept, ${days(now - since)} days ago`,
       };
     }
     const unchanged = now - Date.parse(flag.updatedAt);
