@@ -361,7 +361,10 @@ describe('delivery', () => {
     const { clients } = (await (await t.api('GET', '/usage/clients')).json()) as {
       clients: Array<{ instance: string; state: string }>;
     };
-    expect(clients.find((x) => x.instance === r.sent[0]!.body.instance)).toMatchObject({ state: 'closed' });
+    expect(clients.find((x) => x.instance === r.sent[0]!.body.instance)).toMatchObject({
+      state: 'closed',
+      connected: false,
+    });
     // A client never started has nothing to say.
     const idle = client({ fetch: r.fetch });
     await idle.close();

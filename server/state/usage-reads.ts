@@ -146,7 +146,8 @@ export function clientList(env: Environment, now: number) {
       revision,
       behind: revision === null ? null : Math.max(0, env.revision - revision),
       state: c.state,
-      connected: now - c.lastSeen <= USAGE_LIMITS.connectedMs,
+      // A client that said it closed is not connected, however recently it said so.
+      connected: c.state !== 'closed' && now - c.lastSeen <= USAGE_LIMITS.connectedMs,
       firstSeenAt: iso(c.firstSeen)!,
       lastSeenAt: iso(c.lastSeen)!,
     };
