@@ -22,6 +22,9 @@ const REASONS: Record<string, string> = {
 
 const DEFAULT = "caller's default";
 
+/** Colours of the chart's series (`usage.css`, `c0` to `c7`). */
+const COLOURS = 8;
+
 export function chartSeries(type: Flag['type'], rows: readonly UsageSeries[]): ChartSeries[] {
   const byName = new Map<string, number[]>();
   for (const row of rows) {
@@ -37,10 +40,17 @@ export function chartSeries(type: Flag['type'], rows: readonly UsageSeries[]): C
         points[i] = (points[i] ?? 0) + n;
       });
   }
+  let series = [...byName].map(([name, points]) => ({ name, points }));
+  if (series.length > COLOURS) {
+    // Eight colours tell series apart at a glance: the 7 largest, and the rest as one.
+    const total = (p: readonly number[]) => p.reduce((a, b) => a + b, 0);
+    series.sort((a, b) => total(b.points) - total(a.points));
+    const rest = series.slice(COLOURS - 1);
+    const points = rest[0]!.points.map((_, i) => rest.reduce((sum, r) => sum + (r.points[i] ?? 0), 0));
+    series = [...series.slice(0, COLOURS - 1), { name: `${rest.length} others`, points }];
+  }
   // The caller's default last, after the variants.
-  return [...byName]
-    .map(([name, points]) => ({ name, points }))
-    .sort((a, b) => Number(a.name.startsWith(DEFAULT)) - Number(b.name.startsWith(DEFAULT)));
+  return series.sort((a, b) => Number(a.name.startsWith(DEFAULT)) - Number(b.name.startsWith(DEFAULT)));
 }
 
 /** The share of evaluations that served `true` (of those that served `true` or `false`), in percent. */
