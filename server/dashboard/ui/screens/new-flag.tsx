@@ -10,6 +10,7 @@ import { api } from '../api.js';
 import { ErrorText } from '../components/bits.js';
 import { CharCount, overBy } from '../components/char-count.js';
 import { SAVED_MS } from '../components/feedback.js';
+import { InitialPercent } from '../components/initial-percent.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
 import type { Flag } from '../types.js';
 import { useAction } from '../use-action.js';
@@ -82,26 +83,7 @@ export function NewFlagForm({ path, keyId, taken, onCreated }: Props) {
             </select>
           </div>
           {type === 'rollout' && (
-            <div class="field">
-              <label for={`${id}-p`}>Initial percentage</label>
-              <input
-                id={`${id}-p`}
-                type="number"
-                min={0}
-                max={100}
-                step={1}
-                class="pct"
-                value={percent}
-                aria-invalid={percentOk ? undefined : 'true'}
-                aria-describedby={percentOk ? undefined : `${id}-pp`}
-                onInput={(e) => setPercent(e.currentTarget.value)}
-              />
-              {!percentOk && (
-                <small id={`${id}-pp`} class="problem">
-                  A whole number from 0 to 100.
-                </small>
-              )}
-            </div>
+            <InitialPercent id={id} value={percent} ok={percentOk} onInput={setPercent} />
           )}
         </div>
         <div class="field">
