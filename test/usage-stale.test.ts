@@ -150,7 +150,7 @@ describe('a server that begins keeping usage long after its flags were made (an 
     // A server that keeps no usage (as one before usage insights): flags made, then shut down.
     const before = await startTestServer({ ...store, usage: false });
     const writer = createManagementClient({ baseUrl: before.base, apiKey: KEYS.acmeProdFull });
-    for (const key of ['kept', 'untouched']) await writer.flags.create({ key, type: 'boolean' });
+    for (const key of ['kept', 'untouched', 'steady']) await writer.flags.create({ key, type: 'boolean' });
     await before.close();
     // Twenty days later by the usage clock, the same store on a server that keeps usage.
     const after = await startTestServer({ ...store, usage: { now: () => Date.now() + offset } });
@@ -164,15 +164,29 @@ describe('a server that begins keeping usage long after its flags were made (an 
       };
       const version = sdk.flags.kept!.version;
       // Both values served (one would make it SINGLE_VALUE, a rule this test is not about).
+      const steady = {
+        key: 'steady',
+        version: sdk.flags.steady!.version,
+        variant: 'off',
+        reason: 'OFF',
+        count: 5,
+      };
       const counts = [
         { key: 'kept', version, variant: 'off', reason: 'OFF', count: 2 },
         { key: 'kept', version, variant: 'on', reason: 'ON', count: 1 },
+        steady,
       ];
       expect((await postReport(after.base, KEYS.acmeProdRead, reportBody({ counts }))).status).toBe(202);
-      // The flags are 20 days old, but no evaluation could be counted before today.
+      // The flags are 20 days old, but no evaluation could be counted before today; and one day
+      // of "steady" serving one value is not 7 (its configuration unchanged for 20 days).
       expect((await read.usage.stale()).flags).toEqual([]);
       offset = 26 * DAY;
       expect((await read.usage.stale()).flags).toEqual([]);
+      // Still serving one value two days later: once usage has been kept 7 days, that is stale.
+      offset = 28 * DAY;
+      expect((await postReport(after.base, KEYS.acmeProdRead, reportBody({ counts: [steady] }))).status).toBe(
+        202,
+      );
       // Nine days after usage began: never evaluated since, told so (not "created 29 days ago").
       offset = 29 * DAY;
       const never = (key: string) => ({
@@ -182,7 +196,11 @@ describe('a server that begins keeping usage long after its flags were made (an 
         message: 'never evaluated since usage was first kept, 9 days ago',
       });
       // "kept": evaluated 9 days ago only, neither unused nor serving one value lately.
-      expect((await read.usage.stale()).flags).toEqual([never('seeded'), never('untouched')]);
+      expect((await read.usage.stale()).flags).toEqual([
+        never('seeded'),
+        expect.objectContaining({ key: 'steady', reason: 'SINGLE_VALUE', value: false, variant: 'off' }),
+        never('untouched'),
+      ]);
       const summary = await read.usage.flags();
       expect(summary.find((f) => f.key === 'untouched')!.stale).toEqual(never('untouched'));
       expect(summary.find((f) => f.key === 'kept')!.stale).toBeNull();

@@ -118,6 +118,10 @@ export function staleRules(env: Environment, now: number): (flag: StoredFlag) =>
     }
     const unchanged = now - Date.parse(flag.updatedAt);
     if (!(unchanged > STALE_RULES.singleValueDays * DAY) || !usage) return null;
+    // "Only one value for 7 days" needs 7 days of usage kept: on an upgrade's first day, one
+    // report must not tell a team to hard-code a flag.
+    if (since === undefined) since = usageSince(usage) ?? null;
+    if (since === null || !(now - since > STALE_RULES.singleValueDays * DAY)) return null;
     served ??= servedVariants(usage, now);
     const variant = served.get(key) ?? undefined;
     const value = variant === undefined ? undefined : servedBy(flag, variant);
