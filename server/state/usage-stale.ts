@@ -3,7 +3,7 @@
  * ago), `NEVER_EVALUATED` (never evaluated in the more than 7 days since the later of its creation
  * and the start of the environment's usage), `SINGLE_VALUE` (its configuration unchanged for more
  * than 7 days, and every evaluation of the last 7 days served one variant, none of them the
- * caller's default): with the value to hard-code. A flag marked `permanent`, or snoozed until
+ * caller's default, usage kept for more than those 7 days): with the value to hard-code. A flag marked `permanent`, or snoozed until
  * after `now`, is never stale. What the rules read of the usage is gathered once per read, in one
  * pass over the hours, however many flags there are.
  */
