@@ -8,22 +8,13 @@
  * pass over the hours, however many flags there are.
  */
 import type { JsonValue } from '../../src/core/targeting/types.js';
+import type { StaleFlag, StaleReason } from '../../src/core/usage-stale.js';
 import type { Environment, StoredFlag } from './model.js';
 import { DAY, type EnvUsage, HOUR, parseRowKey } from './usage-model.js';
 
 export const STALE_RULES = { unusedDays: 30, neverEvaluatedDays: 7, singleValueDays: 7 } as const;
 
-export type StaleReason = 'UNUSED' | 'NEVER_EVALUATED' | 'SINGLE_VALUE';
-
-export interface StaleFlag {
-  key: string;
-  reason: StaleReason;
-  message: string;
-  lastEvaluatedAt?: string;
-  createdAt?: string;
-  value?: JsonValue;
-  variant?: string;
-}
+export type { StaleFlag, StaleReason };
 
 const days = (ms: number) => Math.floor(ms / DAY);
 

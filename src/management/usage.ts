@@ -4,24 +4,10 @@
  * key; `mark` a full-access key.
  */
 import type { JsonValue } from '../core/targeting/types.js';
+import type { StaleFlag, StaleReason } from '../core/usage-stale.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
 
-/** Why a flag is stale (§13.7). */
-export type StaleReason = 'UNUSED' | 'NEVER_EVALUATED' | 'SINGLE_VALUE';
-
-export interface StaleFlag {
-  key: string;
-  reason: StaleReason;
-  /** Says why in words, e.g. `not evaluated for 52 days`. */
-  message: string;
-  /** `UNUSED` and `SINGLE_VALUE`. */
-  lastEvaluatedAt?: string;
-  /** `NEVER_EVALUATED`. */
-  createdAt?: string;
-  /** `SINGLE_VALUE`: the value to hard-code, and its variant. */
-  value?: JsonValue;
-  variant?: string;
-}
+export type { StaleFlag, StaleReason };
 
 /** `GET /usage/stale`: every stale flag, sorted by key; none when `flags` is empty. */
 export interface StaleReport {
