@@ -4,17 +4,9 @@
  */
 import { number } from '../format.js';
 import { DAY, HOUR, stepText } from './axis.js';
-import type { ChartMark, ChartSeries } from './stacked-chart.js';
+import type { ChartProps } from './stacked-chart.js';
 
-interface Props {
-  what: string;
-  series: readonly ChartSeries[];
-  from: number;
-  step: 'hour' | 'day';
-  marks: readonly ChartMark[];
-}
-
-export function ChartTable({ what, series, from, step, marks }: Props) {
+export function ChartTable({ what, series, from, step, marks }: ChartProps) {
   const size = step === 'hour' ? HOUR : DAY;
   const rows = (series[0]?.points ?? [])
     .map((_, i) => ({ i, total: series.reduce((a, s) => a + (s.points[i] ?? 0), 0) }))

@@ -22,7 +22,7 @@ export interface ChartMark {
   title: string;
 }
 
-interface Props {
+export interface ChartProps {
   /** What is counted, for the summary and the table: "Evaluations of checkout". */
   what: string;
   series: readonly ChartSeries[];
@@ -40,7 +40,7 @@ const RIGHT = 10;
 
 const sum = (points: readonly number[]) => points.reduce((a, b) => a + b, 0);
 
-export function StackedChart({ what, series, from, step, marks }: Props) {
+export function StackedChart({ what, series, from, step, marks }: ChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(640);
   useLayoutEffect(() => {

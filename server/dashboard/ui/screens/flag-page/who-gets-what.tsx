@@ -7,6 +7,7 @@
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import type { Rule } from '../../../../../src/core/targeting/types.js';
 import type { UpdateFlagInput } from '../../../../../src/core/types.js';
+import type { Refused, Served } from '../../../evaluate.js';
 import { api, messageOf } from '../../api.js';
 import { ErrorText } from '../../components/bits.js';
 import { LongText } from '../../components/long-text.js';
@@ -15,20 +16,7 @@ import { pathOf } from '../../targeting/draft.js';
 import { conditionText, REASONS } from '../../targeting/words.js';
 import { type UserAttributes, UserForm } from './user-form.js';
 
-/** What the SDK's `getDetail` gives (`docs/protocol.md` §12.4). */
-export interface Served {
-  value: unknown;
-  variant?: string;
-  reason: string;
-  ruleIndex?: number;
-  ruleId?: string;
-  prerequisiteKey?: string;
-  bucket?: number;
-  split?: true;
-  error?: string;
-}
-
-type Outcome = Served | { error: 'VALIDATION_ERROR'; message: string };
+type Outcome = Served | Refused;
 
 interface Answer {
   saved: Served;
