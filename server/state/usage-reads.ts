@@ -4,28 +4,18 @@
  * the environment and the time `now`; the service runs them as settled reads.
  */
 import type { JsonValue } from '../../src/core/targeting/types.js';
+import type { FlagUsage } from '../../src/core/usage-wire.js';
 import type { Environment, StoredFlag } from './model.js';
 import { DAY, type EnvUsage, entryOf, HOUR, parseRowKey, USAGE_LIMITS } from './usage-model.js';
-import { type StaleFlag, staleRules } from './usage-stale.js';
+import { staleRules } from './usage-stale.js';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
-
-/** `GET /usage/flags`: one row per flag. */
-export interface FlagUsageSummary {
-  key: string;
-  lastEvaluatedAt: string | null;
-  /** The 24 hourly totals up to the current hour, oldest first. */
-  last24h: number[];
-  stale: StaleFlag | null;
-  permanent: boolean;
-  snoozedUntil: string | null;
-}
 
 /** The key of a row (`rowKey`: the key is its first field), without reading the others. */
 const keyOfRow = (row: string): string => row.slice(0, row.indexOf('\t'));
 
 /** One pass over the last 24 hours, and one over the last 7 days for the stale rules (`staleRules`). */
-export function flagSummaries(env: Environment, now: number): FlagUsageSummary[] {
+export function flagSummaries(env: Environment, now: number): FlagUsage[] {
   const usage = env.usage;
   const hour = Math.floor(now / HOUR);
   const totals = new Map<string, number[]>();

@@ -8,13 +8,11 @@
  * pass over the hours, however many flags there are.
  */
 import type { JsonValue } from '../../src/core/targeting/types.js';
-import type { StaleFlag, StaleReason } from '../../src/core/usage-stale.js';
+import type { StaleFlag } from '../../src/core/usage-wire.js';
 import type { Environment, StoredFlag } from './model.js';
 import { DAY, type EnvUsage, HOUR, parseRowKey } from './usage-model.js';
 
 export const STALE_RULES = { unusedDays: 30, neverEvaluatedDays: 7, singleValueDays: 7 } as const;
-
-export type { StaleFlag, StaleReason };
 
 const days = (ms: number) => Math.floor(ms / DAY);
 

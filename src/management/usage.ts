@@ -4,27 +4,16 @@
  * key; `mark` a full-access key.
  */
 import type { JsonValue } from '../core/targeting/types.js';
-import type { StaleFlag, StaleReason } from '../core/usage-stale.js';
+import type { FlagUsage, StaleFlag, StaleReason } from '../core/usage-wire.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
 
-export type { StaleFlag, StaleReason };
+export type { FlagUsage, StaleFlag, StaleReason };
 
 /** `GET /usage/stale`: every stale flag, sorted by key; none when `flags` is empty. */
 export interface StaleReport {
   at: string;
   rules: { unusedDays: number; neverEvaluatedDays: number; singleValueDays: number };
   flags: StaleFlag[];
-}
-
-/** One flag in `GET /usage/flags`. */
-export interface FlagUsage {
-  key: string;
-  lastEvaluatedAt: string | null;
-  /** Evaluations in each of the last 24 hours, oldest first. */
-  last24h: number[];
-  stale: StaleFlag | null;
-  permanent: boolean;
-  snoozedUntil: string | null;
 }
 
 export type UsageRange = '24h' | '7d' | '30d' | '90d';

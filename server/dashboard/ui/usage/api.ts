@@ -4,21 +4,14 @@
  * them; and usage being off: a server that keeps no usage has no such route, its `404` reads as
  * `null` (the usage parts are then left out, or the usage screens say so).
  */
-import type {
-  clientList,
-  FlagUsageSummary,
-  flagSeries,
-  UsageRange,
-  unknownKeys,
-} from '../../../state/usage-reads.js';
-import type { StaleFlag, staleReport } from '../../../state/usage-stale.js';
+import type { FlagUsage, StaleFlag } from '../../../../src/core/usage-wire.js';
+import type { clientList, flagSeries, UsageRange, unknownKeys } from '../../../state/usage-reads.js';
+import type { staleReport } from '../../../state/usage-stale.js';
 import { ApiError, api } from '../api.js';
 
-export type { StaleFlag, UsageRange };
+export type { FlagUsage, StaleFlag, UsageRange };
 export const RANGES: readonly UsageRange[] = ['24h', '7d', '30d', '90d'];
 
-/** One flag of `GET usage/flags`. */
-export type FlagUsage = FlagUsageSummary;
 /** `GET usage/flags/:key?range=`. */
 export type FlagSeries = NonNullable<ReturnType<typeof flagSeries>>;
 /** What one variant served for one reason, one count per step, oldest first. */

@@ -1,6 +1,6 @@
 /**
- * A stale flag as the server says it (`docs/protocol.md` §13.7): one shape for the server that
- * decides it and the management client that reads it.
+ * Usage reads as the server answers them (`docs/protocol.md` §13.7): one shape for the server
+ * that answers and the management client that reads, a stale flag and a flag's usage.
  */
 import type { JsonValue } from './targeting/types.js';
 
@@ -19,4 +19,15 @@ export interface StaleFlag {
   /** `SINGLE_VALUE`: the value to hard-code, and its variant. */
   value?: JsonValue;
   variant?: string;
+}
+
+/** One flag in `GET /usage/flags`. */
+export interface FlagUsage {
+  key: string;
+  lastEvaluatedAt: string | null;
+  /** Evaluations in each of the last 24 hours up to the current one, oldest first. */
+  last24h: number[];
+  stale: StaleFlag | null;
+  permanent: boolean;
+  snoozedUntil: string | null;
 }
