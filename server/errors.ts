@@ -17,6 +17,7 @@ export type ApiErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'BAD_REQUEST'
   | 'REQUEST_TIMEOUT'
+  | 'PRECONDITION_FAILED'
   | 'HEADERS_TOO_LARGE'
   | 'EXPECTATION_FAILED'
   | 'SERVICE_UNAVAILABLE'
@@ -30,12 +31,21 @@ export class ApiError extends Error {
   readonly code: ApiErrorCode;
   /** Extra response headers, e.g. `Allow` on 405. */
   readonly headers: Record<string, string> | undefined;
+  /** Fields the body carries after `error` and `message` (412's `current`, say). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, code: ApiErrorCode, message: string, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    code: ApiErrorCode,
+    message: string,
+    headers?: Record<string, string>,
+    details?: Record<string, unknown>,
+  ) {
     super(message);
     this.status = status;
     this.code = code;
     this.headers = headers;
+    this.details = details;
   }
 }
 

@@ -103,6 +103,8 @@ export type {
   UsageMarkInput,
   UsageRange,
 } from './management/usage.js';
+export type { PreconditionFailedError, Versioned, WriteOptions } from './management/versions.js';
+export { isPreconditionFailed } from './management/versions.js';
 export type {
   ConstructEventOptions,
   FlagDisabledEvent,

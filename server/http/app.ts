@@ -17,7 +17,7 @@ import { type Authenticated, matchRoute, type Route, splitTarget } from './route
 const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   'access-control-allow-headers':
-    'Authorization, Content-Type, Last-Event-ID, If-None-Match, Cache-Control, X-Flagwire-Capabilities',
+    'Authorization, Content-Type, Last-Event-ID, If-None-Match, If-Match, Cache-Control, X-Flagwire-Capabilities',
   'access-control-max-age': '86400',
 };
 

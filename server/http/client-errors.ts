@@ -37,7 +37,8 @@ function answerFor(error: ParserError, head: boolean): string {
 }
 
 export class ClientErrorResponder {
-  readonly #inFlight = new WeakMap<Socket, number>();
+  /** Per connection: the responses under way, oldest first (pipelined requests queue). */
+  readonly #inFlight = new WeakMap<Socket, ServerResponse[]>();
   readonly #deferred = new WeakMap<Socket, () => void>();
   /** Per connection: bytes read when the last request head completed. */
   readonly #lastHeadAt = new WeakMap<Socket, number>();
@@ -65,15 +66,17 @@ export class ClientErrorResponder {
     return false;
   }
 
-  /** Call for every request: counts the responses under way on its socket. */
+  /** Call for every request: keeps the responses under way on its socket. */
   track(socket: Socket, res: ServerResponse): void {
-    this.#inFlight.set(socket, (this.#inFlight.get(socket) ?? 0) + 1);
+    let responses = this.#inFlight.get(socket);
+    if (responses === undefined) this.#inFlight.set(socket, (responses = []));
+    responses.push(res);
     this.#lastHeadAt.set(socket, socket.bytesRead);
     res.once('close', () => {
       this.#lastHeadAt.set(socket, socket.bytesRead);
-      const left = (this.#inFlight.get(socket) ?? 1) - 1;
-      this.#inFlight.set(socket, left);
-      if (left === 0) {
+      const at = responses.indexOf(res);
+      if (at >= 0) responses.splice(at, 1);
+      if (responses.length === 0) {
         const send = this.#deferred.get(socket);
         this.#deferred.delete(socket);
         send?.();
@@ -89,10 +92,19 @@ export class ClientErrorResponder {
       if (head !== undefined && socket.writable && !socket.destroyed) socket.end(answerFor(error, head));
       else socket.destroy();
     };
-    // A client that closed its side mid-request (EOF) will send nothing more: answer now,
-    // which also ends the request it left unfinished.
-    const eof = error.code === 'HPE_INVALID_EOF_STATE';
-    if (!eof && (this.#inFlight.get(socket) ?? 0) > 0) this.#deferred.set(socket, send);
+    // A client that closed its side mid-request (EOF) will send nothing more, and a request
+    // past its deadline is the one still arriving (its handler waits for the body that never
+    // came, so its answer would never be sent): answer now, which also ends that request.
+    // `docs/protocol.md` §4.1.
+    const responses = this.#inFlight.get(socket) ?? [];
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      // An answer already under way (a pipelined request's stream) cannot take a 408 in its
+      // middle: the connection is closed instead.
+      if (responses.some((res) => res.headersSent)) socket.destroy();
+      else send();
+      return;
+    }
+    if (error.code !== 'HPE_INVALID_EOF_STATE' && responses.length > 0) this.#deferred.set(socket, send);
     else send();
   };
 }

@@ -36,7 +36,7 @@ export function sendEmpty(res: ServerResponse, status: number, headers?: Record<
 export function sendError(res: ServerResponse, error: ApiError, close = false): void {
   const headers: Record<string, string> = { ...error.headers };
   if (close) headers.connection = 'close';
-  sendJson(res, error.status, { error: error.code, message: error.message }, headers);
+  sendJson(res, error.status, { error: error.code, message: error.message, ...error.details }, headers);
 }
 
 /** The raw HTTP/1.1 bytes of a JSON error, for sockets the parser rejected before a response existed. */

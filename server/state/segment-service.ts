@@ -12,6 +12,7 @@ import { ApiError, validationError } from '../errors.js';
 import { segmentCommitOf } from './applier.js';
 import type { Actor, Environment, StoredSegment } from './model.js';
 import type { Op } from './ops.js';
+import { type Expected, requireVersion, type Versioned } from './preconditions.js';
 import { representSegment } from './representation.js';
 import { decide, type FlagService } from './service.js';
 import { refsOf, sameJson, segmentUsers } from './targeting.js';
@@ -36,14 +37,24 @@ export class SegmentService {
   }
 
   get(env: Environment, key: string): Promise<SegmentView> {
+    return this.read(env, key).then((segment) => segment.body);
+  }
+
+  /** The segment with its version (its `ETag`, `docs/protocol.md` §3.3). */
+  read(env: Environment, key: string): Promise<Versioned<SegmentView>> {
     return this.#flags.readSettled(env.id, () => {
       const segment = env.segments.get(key);
       if (!segment) throw notFound(key);
-      return representSegment(segment);
+      return versioned(segment);
     });
   }
 
   async create(env: Environment, body: unknown, actor: Actor): Promise<SegmentView> {
+    return (await this.createVersioned(env, body, actor)).body;
+  }
+
+  /** `create`, answering the new segment's version too. */
+  async createVersioned(env: Environment, body: unknown, actor: Actor): Promise<Versioned<SegmentView>> {
     const segment = await decide(this.#flags, env.id, () => {
       const input = this.#validate(env, body, false);
       if (env.segments.has(input.key!))
@@ -68,13 +79,25 @@ export class SegmentService {
         result: created,
       };
     });
-    return representSegment(segment);
+    return versioned(segment);
   }
 
   async update(env: Environment, key: string, body: unknown, actor: Actor): Promise<SegmentView> {
+    return (await this.updateVersioned(env, key, body, actor)).body;
+  }
+
+  /** `update`, refused with `412` when `expected` names versions the segment is not at. */
+  async updateVersioned(
+    env: Environment,
+    key: string,
+    body: unknown,
+    actor: Actor,
+    expected?: Expected,
+  ): Promise<Versioned<SegmentView>> {
     const segment = await decide(this.#flags, env.id, () => {
       const before = env.segments.get(key);
       if (!before) throw notFound(key);
+      requireVersion(expected, 'segment', key, before.version, () => representSegment(before));
       const patch = this.#validate(env, body, true);
       const after: StoredSegment = { ...before, ...patch } as StoredSegment;
       // The patch's lists are checked alone; the segment they make, whole.
@@ -96,12 +119,15 @@ export class SegmentService {
         result: after,
       };
     });
-    return representSegment(segment);
+    return versioned(segment);
   }
 
-  async delete(env: Environment, key: string, actor: Actor): Promise<void> {
+  /** Deletes a segment; 409 while flags use it, 412 when `expected` names versions it is not at. */
+  async delete(env: Environment, key: string, actor: Actor, expected?: Expected): Promise<void> {
     await this.#flags.commit(env.id, () => {
-      if (!env.segments.has(key)) throw notFound(key);
+      const current = env.segments.get(key);
+      if (!current) throw notFound(key);
+      requireVersion(expected, 'segment', key, current.version, () => representSegment(current));
       const users = segmentUsers(env, key);
       if (users.length > 0)
         throw new ApiError(
@@ -138,3 +164,8 @@ export class SegmentService {
     }
   }
 }
+
+const versioned = (segment: StoredSegment): Versioned<SegmentView> => ({
+  body: representSegment(segment),
+  version: segment.version,
+});

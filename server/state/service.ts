@@ -25,6 +25,7 @@ import type {
   StoredFlag,
 } from './model.js';
 import type { Op } from './ops.js';
+import { type Expected, requireVersion, type Versioned } from './preconditions.js';
 import { toFlag } from './representation.js';
 import { applyTargeting, CHANGEABLE_FIELDS, dependentsOf, sameJson } from './targeting.js';
 
@@ -141,6 +142,11 @@ export class FlagService {
     return this.#read(env, () => toFlag(this.requireFlag(env, key)));
   }
 
+  /** The flag with its version (its `ETag`, `docs/protocol.md` §3.3). */
+  readFlag(env: Environment, key: string): Promise<Versioned<Flag>> {
+    return this.#read(env, () => versioned(this.requireFlag(env, key)));
+  }
+
   /** The stored flag or 404; for validating a PATCH against the flag's type. */
   requireFlag(env: Environment, key: string): StoredFlag {
     const flag = env.flags.get(key);
@@ -149,13 +155,22 @@ export class FlagService {
   }
 
   async createFlag(env: Environment, input: CreateFlagInput, actor: Actor): Promise<Flag> {
+    return (await this.createFlagVersioned(env, input, actor)).body;
+  }
+
+  /** `createFlag`, answering the new flag's version too. */
+  async createFlagVersioned(
+    env: Environment,
+    input: CreateFlagInput,
+    actor: Actor,
+  ): Promise<Versioned<Flag>> {
     const flag = await this.#write(env.id, () => {
       if (env.flags.has(input.key)) {
         throw new ApiError(409, 'CONFLICT', `flag ${JSON.stringify(input.key)} already exists`);
       }
       return this.#insertFlag(env, input, false, actor);
     });
-    return toFlag(flag);
+    return versioned(flag);
   }
 
   /** Seeds a flag from the config: only where no flag of that key exists, and `enabled` is kept. */
@@ -193,8 +208,23 @@ export class FlagService {
     patchOrOf: UpdateFlagInput | ((type: AnyFlagType) => UpdateFlagInput),
     actor: Actor,
   ): Promise<Flag> {
+    return (await this.updateFlagVersioned(env, key, patchOrOf, actor)).body;
+  }
+
+  /**
+   * `updateFlag`, refused with `412` when `expected` names versions the flag is not at (decided
+   * under the write's lock), answering the flag's version after it.
+   */
+  async updateFlagVersioned(
+    env: Environment,
+    key: string,
+    patchOrOf: UpdateFlagInput | ((type: AnyFlagType) => UpdateFlagInput),
+    actor: Actor,
+    expected?: Expected,
+  ): Promise<Versioned<Flag>> {
     const flag = await this.#write(env.id, () => {
       const before = this.requireFlag(env, key);
+      requireVersion(expected, 'flag', key, before.version, () => toFlag(before));
       const patch = typeof patchOrOf === 'function' ? patchOrOf(before.type) : patchOrOf;
       const after: StoredFlag = { ...before };
       if (patch.enabled !== undefined) after.enabled = patch.enabled;
@@ -210,13 +240,17 @@ export class FlagService {
       after.updatedAt = now;
       return { ...this.#flagPlan(env, before, after, now, actor), result: after };
     });
-    return toFlag(flag);
+    return versioned(flag);
   }
 
-  /** Deletes a flag; 409 while other flags list it as a prerequisite. */
-  async deleteFlag(env: Environment, key: string, actor: Actor): Promise<void> {
+  /**
+   * Deletes a flag; 409 while other flags list it as a prerequisite, 412 when `expected` names
+   * versions it is not at.
+   */
+  async deleteFlag(env: Environment, key: string, actor: Actor, expected?: Expected): Promise<void> {
     await this.#write(env.id, () => {
       const flag = this.requireFlag(env, key);
+      requireVersion(expected, 'flag', key, flag.version, () => toFlag(flag));
       const dependents = dependentsOf(env, key);
       if (dependents.length > 0)
         throw new ApiError(
@@ -260,5 +294,7 @@ export class FlagService {
     return { ops: [op, ...(this.#planner?.(flagCommitOf(env, op, before)) ?? [])] };
   }
 }
+
+const versioned = (flag: StoredFlag): Versioned<Flag> => ({ body: toFlag(flag), version: flag.version });
 
 const byKey = (a: StoredFlag, b: StoredFlag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

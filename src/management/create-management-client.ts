@@ -14,8 +14,10 @@ import type {
   UpdateWebhookInput,
   Webhook,
 } from '../core/types.js';
+import { FlagwireError } from '../errors.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
 import { type UsageCalls, usageCalls } from './usage.js';
+import { ifMatchHeader, type Versioned, versionOfEtag, type WriteOptions } from './versions.js';
 
 export interface ManagementClientOptions {
   /** The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`. */
@@ -110,17 +112,23 @@ export interface ManagementClient {
   flags: {
     list(options?: CallOptions): Promise<Flag[]>;
     get(key: string, options?: CallOptions): Promise<Flag>;
+    /** The flag and its version, to pass as `ifVersion` to `update` or `delete` (§3.3). */
+    read(key: string, options?: CallOptions): Promise<Versioned<Flag>>;
     create(body: CreateFlagInput, options?: CallOptions): Promise<Flag>;
-    update(key: string, patch: UpdateFlagInput, options?: CallOptions): Promise<Flag>;
-    delete(key: string, options?: CallOptions): Promise<void>;
+    /** With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the flag as it is) when it moved. */
+    update(key: string, patch: UpdateFlagInput, options?: WriteOptions): Promise<Flag>;
+    delete(key: string, options?: WriteOptions): Promise<void>;
   };
   /** Segments (`docs/protocol.md` §12.3); deleting one a flag names rejects with `CONFLICT`. */
   segments: {
     list(options?: CallOptions): Promise<SegmentRecord[]>;
     get(key: string, options?: CallOptions): Promise<SegmentRecord>;
+    /** The segment and its version, to pass as `ifVersion` to `update` or `delete` (§3.3). */
+    read(key: string, options?: CallOptions): Promise<Versioned<SegmentRecord>>;
     create(body: CreateSegmentInput, options?: CallOptions): Promise<SegmentRecord>;
-    update(key: string, patch: UpdateSegmentInput, options?: CallOptions): Promise<SegmentRecord>;
-    delete(key: string, options?: CallOptions): Promise<void>;
+    /** With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the segment as it is) when it moved. */
+    update(key: string, patch: UpdateSegmentInput, options?: WriteOptions): Promise<SegmentRecord>;
+    delete(key: string, options?: WriteOptions): Promise<void>;
   };
   webhooks: {
     list(options?: CallOptions): Promise<Webhook[]>;
@@ -151,12 +159,28 @@ export function createManagementClient(options: ManagementClientOptions): Manage
     retries: options.retries ?? 2,
   };
   const get = <T>(path: string, o?: CallOptions) => call<T>(settings, 'GET', path, undefined, o);
-  const send = <T>(method: string, path: string, body: unknown, o?: CallOptions) =>
-    call<T>(settings, method, path, body, o);
+  const send = <T>(method: string, path: string, body: unknown, o?: WriteOptions) =>
+    call<T>(settings, method, path, body, o, { headers: ifMatchHeader(o) });
+  /** A GET answering the body and the version its `ETag` names. */
+  const read = async <T>(path: string, o?: CallOptions): Promise<Versioned<T>> => {
+    let version: number | undefined;
+    const value = await call<T>(settings, 'GET', path, undefined, o, {
+      onHeaders: (headers) => {
+        version = versionOfEtag(headers.get('etag'));
+      },
+    });
+    if (version === undefined)
+      throw new FlagwireError('INVALID_RESPONSE', `GET ${settings.base}${path} answered no version (ETag)`, {
+        method: 'GET',
+        url: `${settings.base}${path}`,
+      });
+    return { value, version };
+  };
   return {
     flags: {
       list: (o) => get('/flags', o),
       get: (key, o) => get(`/flags/${segment(key)}`, o),
+      read: (key, o) => read(`/flags/${segment(key)}`, o),
       create: (body, o) => send('POST', '/flags', body, o),
       update: (key, patch, o) => send('PATCH', `/flags/${segment(key)}`, patch, o),
       delete: (key, o) => send('DELETE', `/flags/${segment(key)}`, undefined, o),
@@ -164,6 +188,7 @@ export function createManagementClient(options: ManagementClientOptions): Manage
     segments: {
       list: (o) => get('/segments', o),
       get: (key, o) => get(`/segments/${segment(key)}`, o),
+      read: (key, o) => read(`/segments/${segment(key)}`, o),
       create: (body, o) => send('POST', '/segments', body, o),
       update: (key, patch, o) => send('PATCH', `/segments/${segment(key)}`, patch, o),
       delete: (key, o) => send('DELETE', `/segments/${segment(key)}`, undefined, o),

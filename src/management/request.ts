@@ -9,6 +9,7 @@ import { startExchange } from '../core/deadline-exchange.js';
 import { errorForResponse } from '../core/http.js';
 import { later } from '../core/timers.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
+import { preconditionFailed } from './versions.js';
 
 export interface RequestSettings {
   base: string;
@@ -45,12 +46,19 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** What a call sends and sees besides its body: extra request headers, the answer's headers. */
+export interface CallExtras {
+  headers?: Record<string, string> | undefined;
+  onHeaders?: (headers: Headers) => void;
+}
+
 export async function call<T>(
   settings: RequestSettings,
   method: string,
   path: string,
   body: unknown,
   options: CallOptions = {},
+  extras: CallExtras = {},
 ): Promise<T> {
   const url = `${settings.base}${path}`;
   const retries = IDEMPOTENT.has(method) ? settings.retries : 0;
@@ -62,6 +70,7 @@ export async function call<T>(
       const headers: Record<string, string> = {
         authorization: settings.authorization,
         accept: 'application/json',
+        ...extras.headers,
       };
       if (body !== undefined) headers['content-type'] = 'application/json';
       let response: Response;
@@ -87,7 +96,12 @@ export async function call<T>(
         await pause(retryDelayMs(response.headers.get('retry-after'), attempt), options.signal);
         continue;
       }
+      if (response.status === 412) {
+        const answer = await exchange.race(response.json().catch(() => undefined));
+        throw preconditionFailed(response, method, url, answer);
+      }
       if (!response.ok) throw await exchange.race(errorForResponse(response, method, url));
+      extras.onHeaders?.(response.headers);
       if (response.status === 204) return undefined as T;
       let json: unknown;
       try {

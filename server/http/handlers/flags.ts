@@ -3,6 +3,7 @@ import type { AnyFlagType, UpdateFlagInput } from '../../../src/core/types.js';
 import { validateCreateFlag, validateUpdateFlag } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
 import type { FlagService } from '../../state/service.js';
+import { etagOf, ifMatchOf } from '../preconditions.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
 
@@ -22,7 +23,8 @@ export function flagRoutes(service: FlagService): Route[] {
         handler: async ({ res, grant, body }) => {
           const input = validateCreateFlag(body);
           if (!input.ok) throw validationError(input.message);
-          sendJson(res, 201, await service.createFlag(grant.env, input.value, grant.actor));
+          const created = await service.createFlagVersioned(grant.env, input.value, grant.actor);
+          sendJson(res, 201, created.body, { etag: etagOf(created.version) });
         },
       },
     }),
@@ -31,14 +33,16 @@ export function flagRoutes(service: FlagService): Route[] {
         readOnly: true,
         body: false,
         action: 'read flags',
-        handler: async ({ res, grant, params }) =>
-          sendJson(res, 200, await service.getFlag(grant.env, params.key!)),
+        handler: async ({ res, grant, params }) => {
+          const { body, version } = await service.readFlag(grant.env, params.key!);
+          sendJson(res, 200, body, { etag: etagOf(version) });
+        },
       },
       PATCH: {
         readOnly: false,
         body: true,
         action: 'update flags',
-        handler: async ({ res, grant, params, body }) => {
+        handler: async ({ req, res, grant, params, body }) => {
           // Validated against the flag's type as the write finds it (on shared storage, caught up
           // with every instance's writes, inside the write's transaction).
           const patchOf = (type: AnyFlagType): UpdateFlagInput => {
@@ -46,15 +50,23 @@ export function flagRoutes(service: FlagService): Route[] {
             if (!patch.ok) throw validationError(patch.message);
             return patch.value;
           };
-          sendJson(res, 200, await service.updateFlag(grant.env, params.key!, patchOf, grant.actor));
+          const expected = ifMatchOf(req);
+          const updated = await service.updateFlagVersioned(
+            grant.env,
+            params.key!,
+            patchOf,
+            grant.actor,
+            expected,
+          );
+          sendJson(res, 200, updated.body, { etag: etagOf(updated.version) });
         },
       },
       DELETE: {
         readOnly: false,
         body: false,
         action: 'delete flags',
-        handler: async ({ res, grant, params }) => {
-          await service.deleteFlag(grant.env, params.key!, grant.actor);
+        handler: async ({ req, res, grant, params }) => {
+          await service.deleteFlag(grant.env, params.key!, grant.actor, ifMatchOf(req));
           sendEmpty(res, 204);
         },
       },
