@@ -68,8 +68,8 @@ export class ClientErrorResponder {
 
   /** Call for every request: keeps the responses under way on its socket. */
   track(socket: Socket, res: ServerResponse): void {
-    let responses = this.#inFlight.get(socket);
-    if (responses === undefined) this.#inFlight.set(socket, (responses = []));
+    const responses = this.#inFlight.get(socket) ?? [];
+    if (responses.length === 0) this.#inFlight.set(socket, responses);
     responses.push(res);
     this.#lastHeadAt.set(socket, socket.bytesRead);
     res.once('close', () => {
