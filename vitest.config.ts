@@ -24,6 +24,7 @@ const ON_BOTH_STORES = [
   'test/usage-stale.test.ts',
   'test/usage-bounds.test.ts',
   'test/usage-client.test.ts',
+  'test/optimistic-concurrency.test.ts',
 ];
 
 export default defineConfig({

@@ -10,6 +10,7 @@ import { type PatternCheck, TargetingInvalid, validateSegment } from '../../src/
 import { checkSegmentKeys } from '../../src/core/targeting/validate-segment.js';
 import { ApiError, validationError } from '../errors.js';
 import { segmentCommitOf } from './applier.js';
+import { checkSegmentGraph } from './graph-check.js';
 import type { Actor, Environment, StoredSegment } from './model.js';
 import type { Op } from './ops.js';
 import { type Expected, requireVersion, type Versioned } from './preconditions.js';
@@ -108,6 +109,7 @@ export class SegmentService {
         )
       )
         return { ops: [], result: before };
+      checkSegmentGraph(env, after);
       after.version = env.revision + 1;
       after.updatedAt = new Date().toISOString();
       return {

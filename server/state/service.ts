@@ -11,6 +11,7 @@ import { ApiError, flagNotFound } from '../errors.js';
 import type { Storage } from '../store/storage.js';
 import { flagCommitOf } from './applier.js';
 import { findByName, idFor } from './env-names.js';
+import { checkFlagGraph } from './graph-check.js';
 import { readHistory } from './history.js';
 import { newApiKey, newEpoch } from './ids.js';
 import { refuseDeleted } from './lifecycle-ops.js';
@@ -195,6 +196,7 @@ export class FlagService {
     };
     if (input.type === 'rollout') flag.percentage = input.percentage ?? 0;
     applyTargeting(env, flag, input, this.#patterns);
+    checkFlagGraph(env, flag);
     return { ...this.#flagPlan(env, null, flag, now, actor), result: flag };
   }
 
@@ -236,6 +238,7 @@ export class FlagService {
         // A change that changes nothing commits nothing and emits nothing.
         return { ops: [], result: before };
       }
+      checkFlagGraph(env, after);
       const now = new Date().toISOString();
       after.updatedAt = now;
       return { ...this.#flagPlan(env, before, after, now, actor), result: after };

@@ -192,15 +192,23 @@ export function validatePrerequisites(value: unknown, self: string, refs: Target
     });
     return { flag: p.flag, variants: variants as string[] };
   });
-  // Depth and cycles, through the other flags' prerequisites as stored.
-  const depth = (flag: string, trail: readonly string[]): number => {
+  // Depth and cycles, through the other flags' prerequisites as stored: each flag walked once
+  // (a graph of shared prerequisites would otherwise be walked once per path, exponentially).
+  const depths = new Map<string, number>();
+  const trail: string[] = [];
+  const depth = (flag: string): number => {
     check(!trail.includes(flag), 'prerequisites', `a cycle: ${[...trail, flag].join(' -> ')}`);
+    const known = depths.get(flag);
+    if (known !== undefined) return known;
     const next = flag === self ? prerequisites : refs.prerequisitesOf(flag);
+    trail.push(flag);
     let deepest = 0;
-    for (const p of next) deepest = Math.max(deepest, 1 + depth(p.flag, [...trail, flag]));
+    for (const p of next) deepest = Math.max(deepest, 1 + depth(p.flag));
+    trail.pop();
+    depths.set(flag, deepest);
     return deepest;
   };
-  const deepest = depth(self, []);
+  const deepest = depth(self);
   check(
     deepest <= TARGETING_LIMITS.prerequisiteDepth,
     'prerequisites',

@@ -1,0 +1,127 @@
+/**
+ * The evaluation cost of flags and segments (`docs/protocol.md` §12.10), in units of roughly one
+ * comparison of a short attribute (about 5 ns on a 2-core x64 server): what one evaluation does at
+ * most, for a user whose attributes are scalars. Within one evaluation each segment and each
+ * prerequisite flag is decided once, so a flag's cost counts each segment and each flag of its
+ * prerequisite graph once, however often they are named. Pure functions over the wire forms, for
+ * the server's check when a flag or segment is saved.
+ */
+import type { Clause, Prerequisite, Rule, Segment, Serve } from './types.js';
+
+/** What a flag's cost is built from: its own rules and targets, and what they name. */
+export interface CostSource {
+  rules?: ReadonlyArray<Pick<Rule, 'clauses' | 'serve'>> | undefined;
+  targets?: ReadonlyArray<unknown> | undefined;
+  prerequisites?: readonly Prerequisite[] | undefined;
+  fallthrough?: Serve | undefined;
+}
+
+/** Units of one `matches` pattern: its program's instructions (`patternSize`) over a short input. */
+export type PatternSize = (pattern: string, caseInsensitive: boolean) => number;
+
+/**
+ * The weights of the model, in units of about 5 ns, measured on evaluations of the compiled
+ * forms (`bench/cost.mjs`, `npm run bench cost`).
+ */
+export const COST_UNITS = {
+  /** Any clause: reading the attribute, `negate`, an `in` or `exists` test. */
+  clause: 4,
+  /** Each operand a `startsWith`, `endsWith` or `contains` clause compares with. */
+  stringOperand: 1,
+  /** Each operand a number, time, version or address clause compares with. */
+  orderedOperand: 3,
+  /** Each instruction of a `matches` program, over a text of up to 64 characters. */
+  patternInstruction: 40,
+  /** A split: hashing the bucket value. */
+  split: 20,
+  /** A rule, the targets, a segment's key lookups, a prerequisite edge, a segment named. */
+  step: 8,
+} as const;
+
+/** The flags and segments an environment holds, as the cost model reads them. */
+export interface CostGraph {
+  flag(key: string): CostSource | undefined;
+  segment(key: string): Pick<Segment, 'rules'> | undefined;
+}
+
+/** The cost of one clause, segments aside (an `inSegment` clause costs a step per key it names). */
+export function clauseCost(clause: Clause, patternSize: PatternSize): number {
+  const values = Array.isArray(clause.values) ? clause.values : [];
+  switch (clause.op) {
+    case 'in':
+    case 'exists':
+      return COST_UNITS.clause;
+    case 'inSegment':
+      return COST_UNITS.clause + values.length * COST_UNITS.step;
+    case 'matches':
+      return (
+        COST_UNITS.clause +
+        (typeof values[0] === 'string'
+          ? patternSize(values[0], clause.caseInsensitive === true) * COST_UNITS.patternInstruction
+          : 0)
+      );
+    case 'startsWith':
+    case 'endsWith':
+    case 'contains':
+      return COST_UNITS.clause + values.length * COST_UNITS.stringOperand;
+    default:
+      return COST_UNITS.clause + values.length * COST_UNITS.orderedOperand;
+  }
+}
+
+const serveCost = (serve: Serve | undefined): number =>
+  serve !== undefined && 'split' in serve ? COST_UNITS.split : 0;
+
+/** A flag's own cost and the segments its clauses name (prerequisites aside). */
+export function flagOwnCost(flag: CostSource, patternSize: PatternSize, segments: Set<string>): number {
+  let cost = COST_UNITS.step + serveCost(flag.fallthrough);
+  if (flag.targets?.length) cost += COST_UNITS.step;
+  for (const rule of flag.rules ?? []) {
+    cost += COST_UNITS.step + serveCost(rule.serve);
+    for (const clause of rule.clauses) {
+      cost += clauseCost(clause, patternSize);
+      if (clause.op === 'inSegment') for (const key of clause.values) segments.add(key as string);
+    }
+  }
+  return cost + (flag.prerequisites?.length ?? 0) * COST_UNITS.step;
+}
+
+/** A segment's cost: its key lookups and its rules (a segment names no segment). */
+export function segmentCost(segment: Pick<Segment, 'rules'>, patternSize: PatternSize): number {
+  let cost = COST_UNITS.step;
+  for (const rule of segment.rules)
+    for (const clause of rule.clauses) cost += clauseCost(clause, patternSize);
+  return cost;
+}
+
+/**
+ * The cost of evaluating `key` (held as `graph` has it): its own cost, each flag of its
+ * prerequisite graph once, and each segment any of them names once. Unknown flags and segments
+ * cost nothing (they fail the evaluation at once). `segmentCosts` caches segment costs across calls.
+ */
+export function flagCost(
+  key: string,
+  graph: CostGraph,
+  patternSize: PatternSize,
+  segmentCosts: Map<string, number> = new Map(),
+): number {
+  const flags = new Set<string>([key]);
+  const segments = new Set<string>();
+  let cost = 0;
+  for (const current of flags) {
+    const flag = graph.flag(current);
+    if (!flag) continue;
+    cost += flagOwnCost(flag, patternSize, segments);
+    for (const p of flag.prerequisites ?? []) flags.add(p.flag);
+  }
+  for (const s of segments) {
+    let c = segmentCosts.get(s);
+    if (c === undefined) {
+      const segment = graph.segment(s);
+      c = segment ? segmentCost(segment, patternSize) : 0;
+      segmentCosts.set(s, c);
+    }
+    cost += c;
+  }
+  return cost;
+}
