@@ -176,3 +176,71 @@ describe('prerequisite depth in both directions (§12.10)', () => {
     );
   });
 });
+
+describe('one decision per segment and prerequisite in an evaluation (§12.10)', () => {
+  it('a segment named 30,000 times and a prerequisite shared by ten are each decided once', async () => {
+    const { compileFlag, compileSegment } = await import('../src/core/targeting/compile.js');
+    const { evaluateVariant } = await import('../src/core/targeting/evaluate.js');
+    let reads = 0;
+    const user = {
+      key: 'u',
+      get plan() {
+        reads++;
+        return 'pro';
+      },
+    };
+    const segment = compileSegment({
+      key: 's',
+      included: [],
+      excluded: [],
+      rules: [{ clauses: [{ attribute: 'plan', op: 'in', values: ['free'] }] }],
+    });
+    const names = Array.from({ length: 10_000 }, () => 's');
+    const flag = compileFlag({
+      key: 'f',
+      type: 'boolean',
+      enabled: true,
+      rules: [
+        {
+          id: 'r',
+          clauses: [1, 2, 3].map(() => ({ op: 'inSegment' as const, values: names })),
+          serve: { variant: 'on' },
+        },
+      ],
+    });
+    const context = { flag: () => undefined, segment: () => segment };
+    evaluateVariant(flag, user, context);
+    expect(reads).toBe(1);
+    evaluateVariant(flag, user, context);
+    expect(reads).toBe(2);
+
+    // Ten prerequisites that each require the same flag, which reads `plan`.
+    reads = 0;
+    const base = compileFlag({
+      key: 'base',
+      type: 'boolean',
+      enabled: true,
+      rules: [
+        { id: 'b', clauses: [{ attribute: 'plan', op: 'in', values: ['pro'] }], serve: { variant: 'on' } },
+      ],
+    });
+    const middle = Array.from({ length: 10 }, (_, i) =>
+      compileFlag({
+        key: `m${i}`,
+        type: 'boolean',
+        enabled: true,
+        prerequisites: [{ flag: 'base', variants: ['on'] }],
+      }),
+    );
+    const top = compileFlag({
+      key: 'top',
+      type: 'boolean',
+      enabled: true,
+      prerequisites: middle.map((m) => ({ flag: m.key, variants: ['on'] })),
+    });
+    const flags = new Map([base, ...middle].map((f) => [f.key, f]));
+    const graph = { flag: (k: string) => flags.get(k), segment: () => undefined };
+    expect(top.names[evaluateVariant(top, user, graph)]).toBe('on');
+    expect(reads).toBe(1);
+  });
+});

@@ -42,6 +42,9 @@ export interface CompiledFlag {
   plain: boolean;
   /** Why it cannot be evaluated, when it cannot. */
   malformed: string | undefined;
+  /** The evaluation that last decided it as a prerequisite (`evaluate.ts`), and what it served then. */
+  seenAt: number;
+  served: number;
 }
 
 export interface CompiledSegment {
@@ -49,6 +52,9 @@ export interface CompiledSegment {
   excluded: ReadonlySet<string>;
   rules: ReadonlyArray<readonly CompiledClause[]>;
   malformed: string | undefined;
+  /** The evaluation that last decided it (`evaluate.ts`), and whether the user was in it then. */
+  seenAt: number;
+  holds: boolean;
 }
 
 const BOOLEAN_VARIANTS: Record<string, JsonValue> = { on: true, off: false };
@@ -76,6 +82,8 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
     fallthrough: undefined as unknown as CompiledServe,
     plain: !targets?.length && !rules?.length && !prerequisites?.length && !fallthrough,
     malformed: undefined,
+    seenAt: 0,
+    served: -1,
   };
   try {
     const indexOf = (name: string | null): number => {
@@ -130,6 +138,8 @@ export function compileSegment(segment: Segment, patterns?: PatternCompiler): Co
     excluded: new Set(segment.excluded),
     rules: [],
     malformed: undefined,
+    seenAt: 0,
+    holds: false,
   };
   try {
     compiled.rules = segment.rules.map((rule) => {

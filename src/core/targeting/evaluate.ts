@@ -93,17 +93,41 @@ function allHold(
   return true;
 }
 
+/**
+ * The evaluation under way: a segment or prerequisite decided in it is not decided again
+ * (`docs/protocol.md` §12.10), however often the flag's graph names it. Evaluation is
+ * synchronous, so a counter on the compiled objects is enough: no allocation.
+ */
+let evaluation = 0;
+
 /** Whether `user` is in segment `key`: included, else not when excluded, else when a rule holds. */
 function inSegment(key: string, user: User | undefined, context: TargetingContext): boolean {
   const segment = context.segment(key) ?? fail(`no segment ${key}`);
   if (segment.malformed) fail(`segment ${key}: ${segment.malformed}`);
+  if (segment.seenAt === evaluation) return segment.holds;
+  let holds = false;
   const userKey = attributeOf(user, 'key');
-  if (typeof userKey === 'string') {
-    if (segment.included.has(userKey)) return true;
-    if (segment.excluded.has(userKey)) return false;
-  }
-  for (let i = 0; i < segment.rules.length; i++) if (allHold(segment.rules[i]!, user, context)) return true;
-  return false;
+  if (typeof userKey === 'string' && segment.included.has(userKey)) holds = true;
+  else if (!(typeof userKey === 'string' && segment.excluded.has(userKey)))
+    for (let i = 0; i < segment.rules.length && !holds; i++)
+      holds = allHold(segment.rules[i]!, user, context);
+  segment.seenAt = evaluation;
+  segment.holds = holds;
+  return holds;
+}
+
+/** The variant index a prerequisite serves, decided once per evaluation. */
+function servedBy(
+  parent: CompiledFlag,
+  user: User | undefined,
+  context: TargetingContext,
+  depth: number,
+): number {
+  if (parent.seenAt === evaluation) return parent.served;
+  const index = variantOf(parent, user, context, depth);
+  parent.seenAt = evaluation;
+  parent.served = index;
+  return index;
 }
 
 /** Records why (a plain rollout's `bucket`, else 0) and answers `index`. */
@@ -125,7 +149,7 @@ function variantOf(
     const prerequisite = flag.prerequisites[i]!;
     const parent = context.flag(prerequisite.flag);
     if (!parent || depth >= MAX_DEPTH) fail(`prerequisite ${prerequisite.flag} cannot be evaluated`);
-    if (!prerequisite.variants.has(parent!.names[variantOf(parent!, user, context, depth + 1)]!)) {
+    if (!prerequisite.variants.has(parent!.names[servedBy(parent!, user, context, depth + 1)]!)) {
       OUTCOME.prerequisiteKey = prerequisite.flag;
       return settle('PREREQUISITE_FAILED', flag.off);
     }
@@ -164,6 +188,7 @@ export function evaluateVariant(
   user: User | undefined,
   context: TargetingContext,
 ): number {
+  evaluation++;
   try {
     return variantOf(flag, user, context, 0);
   } catch (error) {
