@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { evaluateDetail } from '../../src/core/evaluate.js';
+import { CONTEXT_BOUNDS, jsonProblem } from '../../src/core/json-limits.js';
 import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
 import { evaluateVariant, OUTCOME } from '../../src/core/targeting/evaluate.js';
@@ -30,6 +31,8 @@ export interface OfrepContext {
   /** The whole context, as sent. */
   raw: Record<string, unknown>;
   targetingKey: string | undefined;
+  /** The context as targeting reads it: its attributes, with the `targetingKey` as `key` (made once per request). */
+  user: Record<string, unknown>;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -37,7 +40,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 /** `{context: {...}}`; a missing body or context is an empty context (the server provider may send `{}`). */
 export function parseContext(body: unknown): OfrepContext {
-  if (body === undefined) return { raw: {}, targetingKey: undefined };
+  if (body === undefined) return { raw: {}, targetingKey: undefined, user: { key: undefined } };
   if (!isObject(body))
     throw new OfrepError(400, 'INVALID_CONTEXT', 'the body must be a JSON object {"context": {...}}');
   const context = body.context ?? {};
@@ -46,7 +49,11 @@ export function parseContext(body: unknown): OfrepContext {
   if (key !== undefined && key !== null && typeof key !== 'string') {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"targetingKey" must be a string');
   }
-  return { raw: context, targetingKey: typeof key === 'string' && key !== '' ? key : undefined };
+  // One rule for single and bulk evaluation (§11.2): a context past its bounds is refused whole.
+  const problem = jsonProblem(context, CONTEXT_BOUNDS);
+  if (problem) throw new OfrepError(400, 'INVALID_CONTEXT', `the context is refused: ${problem}`);
+  const targetingKey = typeof key === 'string' && key !== '' ? key : undefined;
+  return { raw: context, targetingKey, user: { ...context, key: targetingKey } };
 }
 
 /**
@@ -71,8 +78,7 @@ export function evaluateOne(
   if (flag && !isPlainFlag(flag)) {
     // Targeting (§12): the context's attributes, with the targetingKey as the user key.
     const compiled = compiledFlag(flag);
-    const user = { ...context.raw, key: context.targetingKey };
-    const index = evaluateVariant(compiled, user, targetingContext(env));
+    const index = evaluateVariant(compiled, context.user, targetingContext(env));
     count?.(key, flag.version, index < 0 ? null : (compiled.names[index] ?? null), OUTCOME.reason);
     const outcome = resolution(compiled, index, OUTCOME);
     if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
@@ -106,19 +112,13 @@ export function evaluateAll(
   return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context, count));
 }
 
-/** How deep a context may nest (a deeper one is refused, not a stack overflow). */
-const MAX_CONTEXT_DEPTH = 32;
-
-/** JSON with object keys sorted, so equal contexts give equal ETags. */
-function canonical(value: unknown, depth = 0): string {
-  if (depth > MAX_CONTEXT_DEPTH) {
-    throw new OfrepError(400, 'INVALID_CONTEXT', `the context nests deeper than ${MAX_CONTEXT_DEPTH} levels`);
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, depth + 1)).join(',')}]`;
+/** JSON with object keys sorted, so equal contexts give equal ETags (its depth bounded by `parseContext`). */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v)).join(',')}]`;
   if (isObject(value)) {
     return `{${Object.keys(value)
       .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k], depth + 1)}`)
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
       .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
