@@ -53,6 +53,9 @@ function send(
 ): void {
   const bytes = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const head: Record<string, string> = { ...CORS, ...headers };
+  // An answer sent before the request's body arrived (a 401, say) closes the connection, as every
+  // refusal of an unread body does (`docs/protocol.md` §4): the body is never read.
+  if (!res.req.complete) head.connection = 'close';
   if (bytes) {
     head['content-type'] = 'application/json';
     head['content-length'] = String(bytes.length);

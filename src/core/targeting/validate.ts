@@ -5,6 +5,7 @@
  * "startWith"`). What needs the environment (other flags, segments) is checked through
  * `TargetingRefs`; a pattern through the `PatternCheck` given.
  */
+import { jsonProblem, VARIANT_BOUNDS } from '../json-limits.js';
 import { SPLIT_TOTAL } from './split.js';
 import type { JsonValue, Prerequisite, Rule, Serve, Target, TargetingFields } from './types.js';
 import { attribute, validateClauses } from './validate-clauses.js';
@@ -41,6 +42,8 @@ export function validateVariants(value: unknown, type: ValueType): Record<string
     if (type === 'string') check(typeof v === 'string', path, `must be a string, got ${kind(v)}`);
     if (type === 'number')
       check(typeof v === 'number' && Number.isFinite(v), path, `must be a number, got ${kind(v)}`);
+    const shape = jsonProblem(v, VARIANT_BOUNDS);
+    check(shape === undefined, path, `must be a JSON value within the limits: ${shape}`);
     const bytes = new TextEncoder().encode(JSON.stringify(v) ?? '').length;
     check(
       v !== undefined && bytes <= TARGETING_LIMITS.variantBytes,
