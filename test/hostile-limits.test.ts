@@ -89,3 +89,27 @@ describe('evaluation contexts, single and bulk alike (§11.2)', () => {
     expect((await ofrep('', context)).status).toBe(200);
   });
 });
+
+describe('bytes per flag, segment and environment (§3.4)', () => {
+  it('a flag grown past 1 MiB by successive PATCHes is refused, naming the size', async () => {
+    await t.api('POST', '/flags', { key: 'grown', type: 'boolean' });
+    // Each body is under 1 MiB; together they would make the flag larger than a flag may be.
+    const keys = (prefix: string) =>
+      Array.from({ length: 10_000 }, (_, i) => `${prefix}-${i}-${'x'.repeat(40)}`);
+    const targets = [{ variant: 'on', keys: keys('t') }];
+    expect((await t.api('PATCH', '/flags/grown', { targets })).status).toBe(200);
+    const values = (i: number) => Array.from({ length: 8_000 }, (_, j) => `${i}-${j}-${'y'.repeat(40)}`);
+    const rules = [0, 1].map((i) => ({
+      clauses: [{ attribute: 'email', op: 'in', values: values(i) }],
+      serve: { variant: 'on' },
+    }));
+    const res = await t.api('PATCH', '/flags/grown', { rules });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: 'VALIDATION_ERROR',
+      message: expect.stringMatching(
+        /^flag "grown" would be [\d.]+ MiB of JSON, more than the 1\.0 MiB a flag may be/,
+      ),
+    });
+  });
+});

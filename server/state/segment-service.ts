@@ -16,6 +16,7 @@ import type { Op } from './ops.js';
 import { type Expected, requireVersion, type Versioned } from './preconditions.js';
 import { representSegment } from './representation.js';
 import { decide, type FlagService } from './service.js';
+import { checkSize } from './size-check.js';
 import { refsOf, sameJson, segmentUsers } from './targeting.js';
 
 type SegmentView = ReturnType<typeof representSegment>;
@@ -71,6 +72,7 @@ export class SegmentService {
         createdAt: now,
         updatedAt: now,
       };
+      checkSize(env, 'segment', created);
       return {
         ops: this.#ops(
           env,
@@ -109,9 +111,10 @@ export class SegmentService {
         )
       )
         return { ops: [], result: before };
-      checkSegmentGraph(env, after);
       after.version = env.revision + 1;
       after.updatedAt = new Date().toISOString();
+      checkSize(env, 'segment', after);
+      checkSegmentGraph(env, after);
       return {
         ops: this.#ops(
           env,

@@ -28,6 +28,7 @@ import type {
 import type { Op } from './ops.js';
 import { type Expected, requireVersion, type Versioned } from './preconditions.js';
 import { toFlag } from './representation.js';
+import { checkSize } from './size-check.js';
 import { applyTargeting, CHANGEABLE_FIELDS, dependentsOf, sameJson } from './targeting.js';
 
 /** What a write decides against the current state: the ops to commit and the answer. */
@@ -196,6 +197,7 @@ export class FlagService {
     };
     if (input.type === 'rollout') flag.percentage = input.percentage ?? 0;
     applyTargeting(env, flag, input, this.#patterns);
+    checkSize(env, 'flag', flag);
     checkFlagGraph(env, flag);
     return { ...this.#flagPlan(env, null, flag, now, actor), result: flag };
   }
@@ -238,9 +240,10 @@ export class FlagService {
         // A change that changes nothing commits nothing and emits nothing.
         return { ops: [], result: before };
       }
-      checkFlagGraph(env, after);
       const now = new Date().toISOString();
       after.updatedAt = now;
+      checkSize(env, 'flag', after);
+      checkFlagGraph(env, after);
       return { ...this.#flagPlan(env, before, after, now, actor), result: after };
     });
     return versioned(flag);
