@@ -4,9 +4,11 @@
  * OFREP (`docs/protocol.md` §12.7), and the answer compared with the vector mapped to
  * OpenFeature. Flags the server refuses to save (an unknown operator, a dangling segment or
  * prerequisite, a cycle) exist only to test the SDK's `ERROR`: their cases are left out here,
- * and the test checks that nothing else is.
+ * and the test checks that nothing else is. A context OFREP does not take (past the bounds of
+ * §3.4, e.g. a 64 KiB attribute) must be refused `INVALID_CONTEXT` instead.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { CONTEXT_BOUNDS, jsonProblem } from '../src/core/json-limits.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { loadVectors, VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
 
@@ -62,6 +64,10 @@ describe('targeting vectors through OFREP', () => {
           body: JSON.stringify({ context: contextOf(c.user) }),
         });
         const got = (await res.json()) as Record<string, unknown>;
+        if (jsonProblem(contextOf(c.user), CONTEXT_BOUNDS) !== undefined) {
+          expect(got, c.why).toMatchObject({ errorCode: 'INVALID_CONTEXT' });
+          continue;
+        }
         expect(got, c.why).toMatchObject(expected(file, c));
         checked += 1;
       }

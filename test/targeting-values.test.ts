@@ -2,10 +2,13 @@
  * The clause machinery under the evaluator (`src/core/targeting/clauses.ts`, `values.ts`,
  * `../murmur3.ts`), below what the conformance vectors reach: every operator maps to its test,
  * operator names from `Object.prototype` are refused, SemVer 2.0.0 precedence with pre-releases,
- * the memo of user versions, and the hash reduced modulo a bucket count.
+ * the memo of user versions, and the hash reduced modulo a bucket count; attributes are own
+ * properties only, dates that do not exist are no time, versions with numbers past 2^53 - 1 no
+ * version.
  */
 import { describe, expect, it } from 'vitest';
 import { murmur3, murmur3Continue, murmur3Prefix } from '../src/core/murmur3.js';
+import { attributeOf, attributePath } from '../src/core/targeting/attributes.js';
 import { clauseHolds, compileClause } from '../src/core/targeting/clauses.js';
 import { memoized } from '../src/core/targeting/memo.js';
 import { CLAUSE_OPERATORS, type Clause, type ClauseOperator } from '../src/core/targeting/types.js';
@@ -169,6 +172,97 @@ describe('what a text attribute is read as, once per distinct text', () => {
     derive('ab');
     derive('ab');
     expect(seen).toEqual([long, long, 'abcd', 'ab']);
+  });
+});
+
+describe('attributes, own properties only', () => {
+  const read = (user: unknown, attribute: string) => attributeOf(user as never, attributePath(attribute));
+
+  it('reads nothing a user inherits, at the top or through a pointer', () => {
+    const user = { key: 'u', a: {}, list: [1] };
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'])
+      for (const attribute of [name, `/${name}`, `/a/${name}`, `/a/__proto__/${name}`, `/list/${name}`])
+        expect(read(user, attribute), attribute).toBeUndefined();
+    // `key` too: a prototype's key (a polluted Object.prototype, a class's getter) is none.
+    expect(read(Object.create({ key: 'admin' }), 'key')).toBeUndefined();
+    expect(read(Object.create({ plan: 'pro' }), 'plan')).toBeUndefined();
+  });
+
+  it('reads own properties, __proto__ included, and what JSON gives', () => {
+    const user = JSON.parse('{"key":"u","__proto__":1,"a":{"constructor":2},"list":[3]}');
+    expect(read(user, '__proto__')).toBe(1);
+    expect(read(user, '/__proto__')).toBe(1);
+    expect(read(user, '/a/constructor')).toBe(2);
+    expect(read(user, '/list/0')).toBe(3);
+    expect(read(user, '/list/length')).toBe(1);
+    expect(read(user, 'key')).toBe('u');
+    expect(read('u', 'key')).toBe('u');
+    expect(read('u', 'constructor')).toBeUndefined();
+    expect(read(undefined, 'key')).toBeUndefined();
+    expect(read({ $now: 5 }, '$now')).toBe(5);
+    expect(typeof read({}, '$now')).toBe('number');
+  });
+});
+
+describe('dates that do not exist', () => {
+  it('are no time: February 30, February 29 of a common year, hour 24, minute, second or offset 60', () => {
+    for (const text of [
+      '2026-02-30T00:00:00Z',
+      '2026-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-06-31T00:00:00Z',
+      '2026-09-31T00:00:00Z',
+      '2026-11-31T00:00:00Z',
+      '2026-01-32T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T23:60:00Z',
+      '2026-12-31T23:59:60Z',
+      '2026-01-01T00:00:00+24:00',
+      '2026-01-01T00:00:00-00:60',
+      '2026-00-01T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-01-00T00:00:00Z',
+    ])
+      expect(toTime(text), text).toBeNaN();
+  });
+
+  it('are read as Date.parse reads every date that exists, on every day of leap and common years', () => {
+    const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+    for (const year of [0, 1, 99, 100, 400, 1900, 1970, 2000, 2024, 2026, 9999]) {
+      const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+      // The 366 days of 2000, a leap year; February 29 only in leap years.
+      for (let day = 0; day < 366; day++) {
+        const date = new Date(Date.UTC(2000, 0, 1 + day));
+        if (day === 59 && !leap) continue;
+        const stamp = `${pad(year, 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}T13:45:59.987654-09:30`;
+        expect(toTime(stamp), stamp).toBe(Date.parse(stamp));
+      }
+    }
+    expect(toTime('2024-02-29 00:00:00.5z')).toBe(Date.parse('2024-02-29T00:00:00.500Z'));
+  });
+});
+
+describe('versions with numbers past 2^53 - 1', () => {
+  it('are versions, and compare exactly with operands at most 2^53 - 1', () => {
+    const max = '9007199254740991';
+    for (const [user, operand, sign] of [
+      ['9007199254740992.0.0', `${max}.0.0`, 1],
+      ['9007199254740993.0.0', `${max}.${max}.${max}`, 1],
+      [`1.${'9'.repeat(400)}`, `1.${max}`, 1],
+      [`1.0.0-${'9'.repeat(30)}`, `1.0.0-${max}`, 1],
+      [`1.0.0-rc.9007199254740993`, `1.0.0-rc.${max}`, 1],
+      [`1.0.0-rc.9007199254740993`, `1.0.0-rc.x`, -1],
+      [`${max}.0.0`, '9007199254740990.0.0', 1],
+    ] as const) {
+      expect(Math.sign(compareVersions(versionOf(user)!, versionOf(operand)!)), `${user} ${operand}`).toBe(
+        sign,
+      );
+      expect(Math.sign(compareVersions(versionOf(operand)!, versionOf(user)!)), `${operand} ${user}`).toBe(
+        -sign,
+      );
+    }
+    expect(holds({ op: 'semVerEqual', values: [`${max}.0.0`] }, '9007199254740992.0.0')).toBe(false);
   });
 });
 

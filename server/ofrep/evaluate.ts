@@ -45,7 +45,8 @@ export function parseContext(body: unknown): OfrepContext {
     throw new OfrepError(400, 'INVALID_CONTEXT', 'the body must be a JSON object {"context": {...}}');
   const context = body.context ?? {};
   if (!isObject(context)) throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be a JSON object');
-  const key = context.targetingKey;
+  // Own properties only (§12.2): an inherited `targetingKey` is no key.
+  const key = Object.hasOwn(context, 'targetingKey') ? context.targetingKey : undefined;
   if (key !== undefined && key !== null && typeof key !== 'string') {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"targetingKey" must be a string');
   }

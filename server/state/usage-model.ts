@@ -132,7 +132,11 @@ export const USAGE_LIMITS = {
   confirmMs: 10 * MINUTE,
 } as const;
 
-/** `a + b`, at most 2^53 - 1. */
+/**
+ * `a + b` (both from 0 to 2^53 - 1), at most 2^53 - 1: the one saturating add of usage. Every
+ * count kept and every sum a read answers goes through it, so no figure passes 2^53 - 1 (exact:
+ * below 2^53 a sum is exact, past it the rounded sum stays past it).
+ */
 export const addCount = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);
 
 /**

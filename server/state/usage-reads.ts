@@ -1,12 +1,13 @@
 /**
  * Reading an environment's usage (`docs/protocol.md` §13.7): per flag the last evaluation and the
  * last 24 hours, one flag's series over a range, the clients, the unknown keys. Pure functions of
- * the environment and the time `now`; the service runs them as settled reads.
+ * the environment and the time `now`; the service runs them as settled reads. Every sum stops at
+ * 2^53 - 1 (`addCount`), as the counts it adds do.
  */
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { FlagUsage } from '../../src/core/usage-wire.js';
 import type { Environment, StoredFlag } from './model.js';
-import { DAY, type EnvUsage, entryOf, HOUR, parseRowKey, USAGE_LIMITS } from './usage-model.js';
+import { addCount, DAY, type EnvUsage, entryOf, HOUR, parseRowKey, USAGE_LIMITS } from './usage-model.js';
 import { staleRules } from './usage-stale.js';
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -22,8 +23,10 @@ export function flagSummaries(env: Environment, now: number): FlagUsage[] {
   for (let h = hour - 23; h <= hour; h++) {
     const rows = usage?.hours.get(h);
     if (!rows) continue;
-    for (const [row, count] of rows)
-      entryOf(totals, keyOfRow(row), () => new Array<number>(24).fill(0))[h - hour + 23]! += count;
+    for (const [row, count] of rows) {
+      const points = entryOf(totals, keyOfRow(row), () => new Array<number>(24).fill(0));
+      points[h - hour + 23] = addCount(points[h - hour + 23]!, count);
+    }
   }
   const staleOf = staleRules(env, now);
   return [...env.flags.values()]
@@ -90,12 +93,12 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
         };
         series.set(id, line);
       }
-      line.points[index - first]! += count;
+      line.points[index - first] = addCount(line.points[index - first]!, count);
       const appId = `${fields.app}\t${fields.sdk}`;
       const app = apps.get(appId) ?? { app: fields.app, sdk: fields.sdk, count: 0 };
-      app.count += count;
+      app.count = addCount(app.count, count);
       apps.set(appId, app);
-      total += count;
+      total = addCount(total, count);
     }
   };
   for (const [hour, rows] of usage?.hours ?? []) {

@@ -8,6 +8,7 @@
  * (`usage-counts.ts`, `docs/protocol.md` §13.2): one increment.
  */
 import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
+import { attributeOf } from '../core/targeting/attributes.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-store.js';
@@ -48,7 +49,7 @@ function plainSlot(flag: FlagEntry['flag'], user: User | undefined, value: boole
   if (flag.type !== 'rollout') return ON;
   if (value) return IN;
   const p = flag.percentage ?? 0;
-  return p > 0 && p < 100 && !(typeof user === 'string' ? user : user?.key) ? MISSING : OUT;
+  return p > 0 && p < 100 && !attributeOf(user, 'key') ? MISSING : OUT;
 }
 
 /** The value `entry` serves `user`, or `defaultValue` (no flag, another kind, an error). */

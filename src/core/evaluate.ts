@@ -7,6 +7,7 @@
  */
 import { bucketAfter } from './bucketing.js';
 import type { Murmur3Prefix } from './murmur3.js';
+import { attributeOf } from './targeting/attributes.js';
 import type { EvaluationDetail, SdkFlag, User } from './types.js';
 
 /**
@@ -17,7 +18,8 @@ import type { EvaluationDetail, SdkFlag, User } from './types.js';
  */
 function bucketFor(percentage: number, user: User | undefined, prefix: Murmur3Prefix | undefined): number {
   if (!(percentage > 0 && percentage < 100)) return 0;
-  const key = typeof user === 'string' ? user : user?.key;
+  // An own `key` only (`docs/protocol.md` §12.2), as targeting reads it.
+  const key = attributeOf(user, 'key');
   return typeof key === 'string' && key !== '' ? bucketAfter(prefix!, key) : -1;
 }
 

@@ -1,7 +1,8 @@
 /**
  * A user's attributes as clauses and splits read them (`docs/protocol.md` §12.2): `key` (the
  * user key; a string user is only a key), `$now` (the evaluation time, unless the user sets it),
- * a top-level attribute, or a JSON pointer `/a/b` into nested objects.
+ * a top-level attribute, or a JSON pointer `/a/b` into nested objects. Only own properties are
+ * attributes: `constructor`, `__proto__` or `toString` is absent unless the user sets it.
  */
 import type { User } from '../types.js';
 
@@ -17,17 +18,25 @@ export function attributePath(attribute: string): AttributePath {
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
+/** `holder`'s own property `name`; `undefined` when absent or inherited. */
+const own = (holder: object, name: string): unknown =>
+  Object.hasOwn(holder, name) ? (holder as Record<string, unknown>)[name] : undefined;
+
 /** The value of `path` for `user`; `undefined` when absent. */
 export function attributeOf(user: User | undefined, path: AttributePath): unknown {
   if (typeof path === 'string') {
-    if (path === 'key') return typeof user === 'string' ? user : user?.key;
-    const value = typeof user === 'object' && user !== null ? user[path] : undefined;
+    const value =
+      typeof user === 'object' && user !== null
+        ? own(user, path)
+        : path === 'key' && typeof user === 'string'
+          ? user
+          : undefined;
     return value === undefined && path === '$now' ? Date.now() : value;
   }
   let value: unknown = user;
   for (let i = 0; i < path.length; i++) {
     if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string, unknown>)[path[i]!];
+    value = own(value, path[i]!);
   }
   return value;
 }

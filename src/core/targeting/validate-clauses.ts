@@ -28,6 +28,20 @@ export function attribute(value: unknown, path: string): string {
 
 const VERSION: Version = { major: 0, minor: 0, patch: 0, pre: '' };
 
+/**
+ * Whether `value` is a version whose numbers (major, minor, patch, numeric pre-release
+ * identifiers) are at most 2^53 - 1: past it they would compare inexactly (`values.ts`
+ * `parseVersion`), here and in every SDK whose numbers are doubles.
+ */
+function exactVersion(value: unknown): boolean {
+  if (!parseVersion(value, VERSION)) return false;
+  const { major, minor, patch, ids } = VERSION;
+  return (
+    [major, minor, patch].every(Number.isSafeInteger) &&
+    ids!.every((id) => !/^\d+$/.test(id) || Number.isSafeInteger(+id))
+  );
+}
+
 const VALUE_CHECKS: Record<string, [(v: unknown) => boolean, string]> = {
   in: [
     (v) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v)),
@@ -37,9 +51,9 @@ const VALUE_CHECKS: Record<string, [(v: unknown) => boolean, string]> = {
   number: [(v) => typeof v === 'number' && Number.isFinite(v), 'a number'],
   time: [
     (v) => typeof v !== 'boolean' && !Number.isNaN(toTime(v)),
-    'epoch milliseconds or an RFC 3339 date-time with an offset',
+    'epoch milliseconds or an RFC 3339 date-time with an offset, of a day and time that exist',
   ],
-  version: [(v) => parseVersion(v, VERSION), 'a SemVer version'],
+  version: [exactVersion, 'a SemVer version, numbers at most 2^53 - 1'],
   inCidr: [(v) => parseRange(v) !== undefined, 'an IP address or CIDR range'],
 };
 

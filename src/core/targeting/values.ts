@@ -6,7 +6,8 @@
 import { memoized } from './memo.js';
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
-const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d)$/;
+/** An RFC 3339 date-time; no hour 24 (ECMAScript's `24:00:00`), which `Date.parse` takes. */
+const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ](?:[01]\d|2[0-3]):\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]\d\d:\d\d)$/;
 /**
  * SemVer 2.0.0 with `minor` and `patch` optional: numbers without leading zeros; pre-release
  * identifiers (captured) and build identifiers (ignored), numeric ones without leading zeros.
@@ -21,9 +22,15 @@ const HEX_GROUP = /^[\da-f]{1,4}$/i;
 const DIGITS = /^\d+$/;
 
 const numberOf = memoized((text) => (JSON_NUMBER.test(text) ? +text : Number.NaN));
+/**
+ * An RFC 3339 date-time as epoch milliseconds; `NaN` for one that does not exist. `Date.parse`
+ * refuses a month 13, minute or second 60 (no leap seconds) or an offset past 23:59, but takes
+ * hour 24 (refused by `RFC3339`) and may roll a day past the month's over into the next month
+ * (February 30 is March 2 in V8): the date alone must read back as the day written.
+ */
 const timeOf = memoized((text) =>
-  RFC3339.test(text)
-    ? Date.parse(text[10] === 'T' ? text : `${text.slice(0, 10)}T${text.slice(11)}`)
+  RFC3339.test(text) && new Date(text.slice(0, 10)).getUTCDate() === +text.slice(8, 10)
+    ? Date.parse(text.replace(/[t ]/, 'T'))
     : Number.NaN,
 );
 
@@ -62,7 +69,9 @@ export interface Version {
 
 /**
  * Parses `text` into `out`: `1`, `1.2`, `1.2.3`, with an optional `-pre.release` and `+build`
- * (ignored). A leading `v` or anything else invalid answers `false`.
+ * (ignored). A leading `v` or anything else invalid answers `false`. Numbers past 2^53 - 1 are
+ * versions (refused as operands when saved, `validate-clauses.ts`): against an operand, whose
+ * numbers are at most 2^53 - 1, they still compare exactly, as they round to 2^53 or more.
  */
 export function parseVersion(text: unknown, out: Version): boolean {
   const m = typeof text === 'string' && SEMVER.exec(text);

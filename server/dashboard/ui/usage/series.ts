@@ -7,6 +7,9 @@ import type { Flag } from '../types.js';
 import type { UsageSeries } from './api.js';
 import type { ChartSeries } from './stacked-chart.js';
 
+/** Counts added as the server adds them: saturating at 2^53 - 1 (`docs/protocol.md` §13.4). */
+const add = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);
+
 const REASONS: Record<string, string> = {
   ON: 'flag on',
   OFF: 'flag off',
@@ -37,16 +40,16 @@ export function chartSeries(type: Flag['type'], rows: readonly UsageSeries[]): C
     if (!points) byName.set(name, [...row.points]);
     else
       row.points.forEach((n, i) => {
-        points[i] = (points[i] ?? 0) + n;
+        points[i] = add(points[i] ?? 0, n);
       });
   }
   let series = [...byName].map(([name, points]) => ({ name, points }));
   if (series.length > COLOURS) {
     // Eight colours tell series apart at a glance: the 7 largest, and the rest as one.
-    const total = (p: readonly number[]) => p.reduce((a, b) => a + b, 0);
+    const total = (p: readonly number[]) => p.reduce(add, 0);
     series.sort((a, b) => total(b.points) - total(a.points));
     const rest = series.slice(COLOURS - 1);
-    const points = rest[0]!.points.map((_, i) => rest.reduce((sum, r) => sum + (r.points[i] ?? 0), 0));
+    const points = rest[0]!.points.map((_, i) => rest.reduce((sum, r) => add(sum, r.points[i] ?? 0), 0));
     series = [...series.slice(0, COLOURS - 1), { name: `${rest.length} others`, points }];
   }
   // The caller's default last, after the variants.
@@ -59,9 +62,9 @@ export function observedTrue(rows: readonly UsageSeries[]): number | undefined {
   let served = 0;
   for (const row of rows) {
     if (typeof row.value !== 'boolean') continue;
-    const n = row.points.reduce((a, b) => a + b, 0);
-    served += n;
-    if (row.value) yes += n;
+    const n = row.points.reduce(add, 0);
+    served = add(served, n);
+    if (row.value) yes = add(yes, n);
   }
   return served > 0 ? (yes / served) * 100 : undefined;
 }
