@@ -9,7 +9,7 @@ import { CORS_HEADERS } from '../cors.js';
 import { ApiError, clientKeyRefused, forbidden, unauthorized } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { KeyRing } from '../state/key-ring.js';
-import { StorageUnavailableError } from '../store/errors.js';
+import { StorageRefusedError, StorageUnavailableError } from '../store/errors.js';
 import { readJsonBody } from './body.js';
 import { sendEmpty, sendError } from './respond.js';
 import { type Authenticated, matchRoute, type Route, splitTarget } from './router.js';
@@ -75,6 +75,7 @@ export function isClientGone(req: IncomingMessage, error: unknown): boolean {
  */
 /** An error as the client is answered: the storage's own errors become their HTTP answer. */
 export function asApiError(error: unknown): unknown {
+  if (error instanceof StorageRefusedError) return new ApiError(400, 'VALIDATION_ERROR', error.message);
   return error instanceof StorageUnavailableError
     ? new ApiError(503, 'UNAVAILABLE', error.message, { 'retry-after': '1' })
     : error;

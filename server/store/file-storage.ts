@@ -15,7 +15,8 @@
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type DirLock, lockDir } from './dir-lock.js';
-import { StorageClosedError, StorageUnavailableError } from './errors.js';
+import { entryJson, StorageClosedError, StorageUnavailableError } from './errors.js';
+import { readSnapshot, SnapshotPieceError, snapshotLines } from './snapshot-file.js';
 import type { LoadedState, Memory, Storage } from './storage.js';
 
 export interface FileStorageOptions {
@@ -38,7 +39,6 @@ interface Pending {
 const SNAPSHOT = 'snapshot.json';
 const JOURNAL = 'journal.jsonl';
 const LOCK = 'flagwire.lock';
-const FORMAT = 1;
 
 async function syncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -75,6 +75,8 @@ class FileStorage<Op> implements Storage<Op> {
   #closed: Promise<void> | undefined;
   #memory: Memory<Op> | undefined;
   #lock: DirLock | undefined;
+  /** The journal's size when a compaction last failed on one environment: the next waits for as much again. */
+  #compactionHeldAt = { entries: 0, bytes: 0 };
 
   constructor(options: FileStorageOptions) {
     this.#options = options;
@@ -89,14 +91,7 @@ class FileStorage<Op> implements Storage<Op> {
     let snapshotSeq = 0;
     const snapshotPath = join(this.#dir, SNAPSHOT);
     try {
-      const parsed = JSON.parse(await readFile(snapshotPath, 'utf8')) as {
-        format: unknown;
-        seq: unknown;
-        data: unknown;
-      };
-      if (parsed.format !== FORMAT || typeof parsed.seq !== 'number' || typeof parsed.data !== 'object') {
-        throw new Error(`unknown snapshot format ${JSON.stringify(parsed.format)}`);
-      }
+      const parsed = await readSnapshot(snapshotPath);
       snapshot = parsed.data;
       snapshotSeq = parsed.seq;
     } catch (error) {
@@ -171,7 +166,14 @@ class FileStorage<Op> implements Storage<Op> {
     }
     // A write that changes nothing answers once what it was decided against is durable.
     if (ops.length === 0) return this.#barrier();
-    return this.#append(ops, this.#memory.apply(ops));
+    // Written out before memory sees it: a change the journal cannot hold is refused whole.
+    let line: string;
+    try {
+      line = `{"s":${this.#seq + 1},"o":${entryJson(ops)}}\n`;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#append(line, this.#memory.apply(ops));
   }
 
   async readSettled<T>(_scope: string | null, read: () => T): Promise<T> {
@@ -189,9 +191,8 @@ class FileStorage<Op> implements Storage<Op> {
     return Promise.resolve();
   }
 
-  #append(ops: readonly Op[], onDurable: () => void): Promise<void> {
+  #append(line: string, onDurable: () => void): Promise<void> {
     this.#seq += 1;
-    const line = `${JSON.stringify({ s: this.#seq, o: ops })}\n`;
     return new Promise((resolve, reject) => {
       this.#queue.push({ line, onDurable, resolve, reject });
       this.#kick();
@@ -215,7 +216,12 @@ class FileStorage<Op> implements Storage<Op> {
   async #close(): Promise<void> {
     if (this.#running) await new Promise<void>((resolve) => this.#idle.push(resolve));
     try {
-      if (this.#journal && !this.#failure && this.#entries > 0) await this.#compact();
+      if (this.#journal && !this.#failure && this.#entries > 0)
+        await this.#compact().catch((error: unknown) => {
+          // The journal keeps every entry: the next start replays them.
+          if (!(error instanceof SnapshotPieceError)) throw error;
+          this.#options.warn(`store: ${error.message}; the journal keeps every entry`);
+        });
     } finally {
       await this.#journal?.close();
       this.#journal = undefined;
@@ -250,7 +256,16 @@ class FileStorage<Op> implements Storage<Op> {
         try {
           await this.#compact();
         } catch (error) {
-          this.#fail(error as Error, []);
+          if (!(error instanceof SnapshotPieceError)) {
+            this.#fail(error as Error, []);
+            continue;
+          }
+          // One environment's data: the others keep serving, the journal keeps every entry,
+          // and compaction is tried again once as many entries and bytes have come again.
+          this.#options.warn(
+            `store: ${error.message}; the journal keeps every entry, compaction will be retried`,
+          );
+          this.#compactionHeldAt = { entries: this.#entries, bytes: this.#bytes };
         }
       }
     }
@@ -274,21 +289,29 @@ class FileStorage<Op> implements Storage<Op> {
   }
 
   #dueForCompaction(): boolean {
+    const held = this.#compactionHeldAt;
+    const entries = this.#entries - held.entries;
+    const bytes = this.#bytes - held.bytes;
     return (
       this.#memory !== undefined &&
-      (this.#entries >= this.#options.compactAfterEntries || this.#bytes >= this.#options.compactAfterBytes)
+      (entries >= this.#options.compactAfterEntries || bytes >= this.#options.compactAfterBytes)
     );
   }
 
-  /** Runs only when no entry is pending, so the in-memory state is exactly entries 1..seq. */
+  /**
+   * Runs only when no entry is pending, so the in-memory state is exactly entries 1..seq. The
+   * state is written out at once (memory moves on while the file is written), one line per
+   * environment: no single string holds the whole state. An environment that cannot be written
+   * leaves the snapshot and journal as they were (`SnapshotPieceError`).
+   */
   async #compact(): Promise<void> {
     if (!this.#memory) return;
-    const text = JSON.stringify({ format: FORMAT, seq: this.#seq, data: this.#memory.snapshot() });
+    const lines = snapshotLines(this.#seq, this.#memory.snapshot());
     const target = join(this.#dir, SNAPSHOT);
     const temp = `${target}.tmp`;
     const handle = await open(temp, 'w');
     try {
-      await handle.writeFile(text, 'utf8');
+      for (const line of lines) await handle.write(line, null, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
@@ -299,6 +322,7 @@ class FileStorage<Op> implements Storage<Op> {
     await this.#journal!.datasync();
     this.#entries = 0;
     this.#bytes = 0;
+    this.#compactionHeldAt = { entries: 0, bytes: 0 };
   }
 
   #fail(error: Error, batch: Pending[]): void {

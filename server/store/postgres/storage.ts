@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { StorageClosedError, StorageUnavailableError } from '../errors.js';
+import { entryJson, StorageClosedError, StorageUnavailableError } from '../errors.js';
 import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
 import { asStorageError, isUnavailable, lostError } from './errors.js';
@@ -227,7 +227,7 @@ class PostgresStorage<Op> implements Storage<Op> {
     let broken: Error | undefined;
     let restore: (() => void) | undefined;
     let settle: ((committed: boolean) => void) | undefined;
-    const entries: Array<{ ops: Op[]; publish: () => void; item: Queued<Op> }> = [];
+    const entries: Array<{ ops: Op[]; json: string; publish: () => void; item: Queued<Op> }> = [];
     const unchanged: Queued<Op>[] = [];
     try {
       await client.query('BEGIN');
@@ -251,15 +251,18 @@ class PostgresStorage<Op> implements Storage<Op> {
       }
       for (const item of batch) {
         let ops: Op[];
+        let json = '';
         try {
           ops = item.plan();
+          // Written out before memory sees it: a change the database cannot take is refused whole.
+          if (ops.length > 0) json = entryJson(ops);
         } catch (error) {
           item.reject(error);
           continue;
         }
         if (ops.length === 0) unchanged.push(item);
         // A lone write reaches memory after COMMIT, like another instance's.
-        else entries.push({ ops, publish: restore ? memory.apply(ops) : () => {}, item });
+        else entries.push({ ops, json, publish: restore ? memory.apply(ops) : () => {}, item });
       }
       if (entries.length === 0) {
         await client.query('ROLLBACK');
@@ -275,7 +278,7 @@ class PostgresStorage<Op> implements Storage<Op> {
          ),
          counter AS (UPDATE flagwire_scopes SET seq = $4 WHERE scope = $1)
          SELECT pg_notify('${CHANNEL}', $5)`,
-        [scope, seq, JSON.stringify(entries.map((e) => e.ops)), last, `${last} ${scope}`],
+        [scope, seq, `[${entries.map((e) => e.json).join(',')}]`, last, `${last} ${scope}`],
       );
       await client.query('COMMIT');
       if (restore) {
