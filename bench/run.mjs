@@ -11,7 +11,7 @@ import { cleanUp, dist, RESULTS_FILE, writeResults } from './lib/util.mjs';
 
 /** In the order they run; each is `bench/<name>.mjs`, exporting `run({ log })` → `{ result, text }`. */
 const ALL =
-  'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern targeting usage-ingest';
+  'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern targeting usage-ingest cost';
 /** Older names, still accepted: the Postgres figures are now in `writes` and `fanout`. */
 const ALIASES = { postgres: ['writes', 'fanout'] };
 
