@@ -113,3 +113,38 @@ describe('bytes per flag, segment and environment (§3.4)', () => {
     });
   });
 });
+
+describe('a bulk evaluation has a budget (§11.3)', () => {
+  it('past it the flags left answer GENERAL, and the request ends', async () => {
+    const { evaluateAll, BULK_BUDGET_MS } = await import('../server/ofrep/evaluate.js');
+    const keys = Array.from({ length: 5 }, (_, i) => `f${i}`);
+    const flags = new Map(keys.map((key) => [key, { key, type: 'boolean', enabled: true, version: 1 }]));
+    const env = { flags, segments: new Map() } as never;
+    // The clock moves a budget per flag evaluated, as a costly evaluation would.
+    const now = performance.now;
+    let clock = 0;
+    performance.now = () => clock;
+    let left = 0;
+    try {
+      const counted: string[] = [];
+      const answers = evaluateAll(
+        env,
+        { raw: {}, targetingKey: 'u', user: { key: 'u' } },
+        (key) => {
+          counted.push(key);
+          clock += BULK_BUDGET_MS * 0.6;
+        },
+        (n) => {
+          left = n;
+        },
+      );
+      expect(answers.map((a) => a.key)).toEqual(keys);
+      expect(answers.slice(0, 2).every((a) => a.value === true)).toBe(true);
+      expect(answers.slice(2).map((a) => a.errorCode)).toEqual(['GENERAL', 'GENERAL', 'GENERAL']);
+      expect(left).toBe(3);
+      expect(counted).toEqual(['f0', 'f1']);
+    } finally {
+      performance.now = now;
+    }
+  });
+});

@@ -24,8 +24,10 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * The build under test: `FLAGWIRE_DIST` (a directory as `npm run build` lays out `dist/`, e.g.
- * `npx tsup --out-dir /tmp/other`), else `dist/`. `url(file)` of one of its files. A build outside
- * the repository resolves its dependencies through a `node_modules` link to the repository's.
+ * `npx tsup --out-dir .bench-dist`), else `dist/`. `url(file)` of one of its files. A build outside
+ * the repository resolves its dependencies through a `node_modules` link to the repository's:
+ * never build into such a directory again with tsup (its `clean` follows the link and empties
+ * the repository's `node_modules`); build inside the repository (`.bench-dist/`) instead.
  */
 export function dist() {
   const dir = resolve(REPO_DIR, process.env.FLAGWIRE_DIST ?? 'dist');

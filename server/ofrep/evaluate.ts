@@ -104,13 +104,39 @@ export function evaluateOne(
 /** The HTTP status of a single evaluation's failure. */
 export const failureStatus = (errorCode: string): number => (errorCode === 'FLAG_NOT_FOUND' ? 404 : 400);
 
-/** Every flag of the environment, sorted by key; `count` is told of each (§13.5). */
+/**
+ * How long one bulk evaluation may run (§11.3): past it, the flags not evaluated yet answer
+ * `GENERAL`, so a context at its bounds cannot hold the server (every environment) for long.
+ */
+export const BULK_BUDGET_MS = 200;
+
+/**
+ * Every flag of the environment, sorted by key; `count` is told of each evaluated (§13.5).
+ * `spent` is told how many flags the budget left unevaluated, when it ran out.
+ */
 export function evaluateAll(
   env: Environment,
   context: OfrepContext,
   count?: EvaluationCounter,
+  spent?: (left: number) => void,
 ): Array<Record<string, unknown>> {
-  return [...env.flags.keys()].sort().map((key) => evaluateOne(env, key, context, count));
+  const keys = [...env.flags.keys()].sort();
+  const deadline = performance.now() + BULK_BUDGET_MS;
+  const out: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < keys.length; i++) {
+    if (performance.now() > deadline) {
+      for (let j = i; j < keys.length; j++)
+        out.push({
+          key: keys[j],
+          errorCode: 'GENERAL',
+          errorDetails: `not evaluated: this bulk request spent its ${BULK_BUDGET_MS} ms; evaluate the flag alone`,
+        });
+      spent?.(keys.length - i);
+      break;
+    }
+    out.push(evaluateOne(env, keys[i]!, context, count));
+  }
+  return out;
 }
 
 /** JSON with object keys sorted, so equal contexts give equal ETags (its depth bounded by `parseContext`). */

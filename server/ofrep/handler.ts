@@ -135,7 +135,11 @@ export function createOfrepHandler({ logger, keys, flags, streams, usage }: Ofre
     const read = await flags.readSettled(null, () => {
       const etag = bulkEtag(env, grant.id, context, window);
       if (etagMatches(req.headers['if-none-match'], etag)) return { etag };
-      return { etag, evaluated: evaluateAll(env, context, count), revision: env.revision };
+      const spent = (left: number) =>
+        logger.warn(
+          `OFREP bulk evaluation of ${env.project}/${env.environment} spent its budget: ${left} flags answered GENERAL`,
+        );
+      return { etag, evaluated: evaluateAll(env, context, count, spent), revision: env.revision };
     });
     const { etag, evaluated, revision } = read;
     if (!evaluated) return send(res, 304, undefined, { etag });

@@ -47,4 +47,4 @@ export function jsonProblem(value: unknown, bounds: JsonBounds): string | undefi
 export const VARIANT_BOUNDS: JsonBounds = { depth: 32, entries: 10_000, text: 32 * 1024, items: 10_000 };
 
 /** An evaluation context sent to the server (OFREP, single and bulk alike; §11.2). */
-export const CONTEXT_BOUNDS: JsonBounds = { depth: 32, entries: 1000, text: 8192, items: 100 };
+export const CONTEXT_BOUNDS: JsonBounds = { depth: 32, entries: 1000, text: 4096, items: 50 };
