@@ -27,6 +27,10 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+/** A journal store in `dir`, compacting after `entries` entries. */
+const journal = (dir: string, entries = 1000, warn: (message: string) => void = () => {}) =>
+  createFileStorage<Op>({ dir, compactAfterEntries: entries, compactAfterBytes: 1 << 30, warn });
+
 /** A memory of ops by environment, whose snapshot is `{envs: [{id, project, environment, ops}]}`. */
 function recordingMemory(): Memory<Op> & { applied: Op[] } {
   const applied: Op[] = [];
@@ -67,23 +71,13 @@ async function refusesBeforeMemory(storage: Storage<Op>, memory: ReturnType<type
 describe('a change the store cannot write (§7.3)', () => {
   it('is refused by the journal before memory, and the journal goes on', async () => {
     const dir = await tempDir();
-    const storage = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 1000,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const storage = journal(dir);
     await storage.load();
     const memory = recordingMemory();
     storage.attach(memory);
     await refusesBeforeMemory(storage, memory);
     await storage.close();
-    const again = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 1000,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const again = journal(dir);
     const loaded = await again.load();
     const replayed = [
       ...loaded.snapshots.flatMap((s) =>
@@ -135,12 +129,7 @@ describe('a change the store cannot write (§7.3)', () => {
 describe('snapshots (§7.3)', () => {
   it('are one line per environment, read back as they were written', async () => {
     const dir = await tempDir();
-    const storage = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 3,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const storage = journal(dir, 3);
     await storage.load();
     const memory = recordingMemory();
     storage.attach(memory);
@@ -154,12 +143,7 @@ describe('snapshots (§7.3)', () => {
       'c',
     ]);
     expect(JSON.parse(lines[4]!)).toEqual({ shared: { adminToken: 'x' } });
-    const again = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 3,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const again = journal(dir, 3);
     const loaded = await again.load();
     expect(loaded.snapshots[0]!.data).toEqual(memory.snapshot());
     await again.close();
@@ -168,12 +152,7 @@ describe('snapshots (§7.3)', () => {
   it('an environment that cannot be written leaves the journal whole and the store serving, and the log names it', async () => {
     const dir = await tempDir();
     const warnings: string[] = [];
-    const storage = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 2,
-      compactAfterBytes: 1 << 30,
-      warn: (m) => warnings.push(m),
-    });
+    const storage = journal(dir, 2, (m) => warnings.push(m));
     await storage.load();
     const memory = recordingMemory();
     const snapshot = memory.snapshot;
@@ -195,12 +174,7 @@ describe('snapshots (§7.3)', () => {
     // Commits go on: the store did not fail.
     await storage.commit('good', () => [{ env: 'good', value: 5 }]);
     await storage.close();
-    const again = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 1000,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const again = journal(dir);
     const loaded = await again.load();
     expect(loaded.snapshots).toEqual([]);
     expect(loaded.entries.flat().map((op) => op.value)).toEqual([1, 2, 3, 4, 5]);
@@ -211,12 +185,7 @@ describe('snapshots (§7.3)', () => {
     const dir = await tempDir();
     const data = { envs: [{ id: 'a', project: 'p', environment: 'a', ops: [] }] };
     await writeFile(join(dir, 'snapshot.json'), JSON.stringify({ format: 1, seq: 7, data }));
-    const storage = createFileStorage<Op>({
-      dir,
-      compactAfterEntries: 1000,
-      compactAfterBytes: 1 << 30,
-      warn: () => {},
-    });
+    const storage = journal(dir);
     const loaded = await storage.load();
     expect(loaded.snapshots[0]!.data).toEqual(data);
     await storage.close();
