@@ -159,8 +159,8 @@ async function checkTotals(setup, key, reporters) {
 /** Usage commits in a Postgres database and the reports they held: how reports were grouped. */
 async function groupCommits(pg, database) {
   const [row] = await pg.cluster.query(
-    `SELECT count(*)::int AS commits, coalesce(sum(jsonb_array_length(o->'reports')), 0)::int AS reports
-       FROM flagwire_entries, jsonb_array_elements(ops) AS o WHERE o->>'t' = 'usage'`,
+    `SELECT count(*)::int AS commits, coalesce(sum(json_array_length(o->'reports')), 0)::int AS reports
+       FROM flagwire_entries, json_array_elements(ops) AS o WHERE o->>'t' = 'usage'`,
     [],
     database,
   );

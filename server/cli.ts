@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { parseConfig } from './config.js';
+import { originOf } from './dashboard/origins.js';
 import { ADMIN_TOKEN_RULE, type StartServerOptions } from './options.js';
 import { startServer } from './start-server.js';
 import { describeDatabaseUrl } from './store/postgres/database-url.js';
@@ -33,6 +34,10 @@ const USAGE = `Usage: flagwire-server [options]
                            in production
   --admin-token TOKEN      the dashboard's admin token (default: FLAGWIRE_ADMIN_TOKEN, the
                            config's adminToken, else one generated and kept in the store)
+  --public-url URL         the server's own origin as browsers reach it, such as
+                           https://flags.example.com behind a proxy (default:
+                           FLAGWIRE_PUBLIC_URL, else the address it listens on): the only
+                           Origin the dashboard takes sign-ins and changes from
   --no-dashboard           serve no dashboard at / and no admin API
   --no-usage               take no usage reports and keep no usage (docs/protocol.md §13)
   -h, --help               show this help`;
@@ -69,6 +74,7 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'webhook-timeout': { type: 'string' },
       'webhook-targets': { type: 'string' },
       'admin-token': { type: 'string' },
+      'public-url': { type: 'string' },
       'no-dashboard': { type: 'boolean' },
       'no-usage': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -126,6 +132,16 @@ function parse(argv: string[]): StartServerOptions | undefined {
     if (!ADMIN_TOKEN_RULE.test(adminToken))
       throw new UsageError('the admin token must be 16 to 256 printable characters without spaces');
     options.adminToken = adminToken;
+  }
+  const origin = values['public-url'] ?? (process.env.FLAGWIRE_PUBLIC_URL || undefined);
+  if (origin !== undefined) {
+    const checked = originOf(origin);
+    if (checked === undefined)
+      throw new UsageError(
+        `invalid --public-url ${JSON.stringify(origin)}: an http:// or https:// origin without a path, ` +
+          'such as https://flags.example.com',
+      );
+    options.publicUrl = checked;
   }
   if (values.config !== undefined) {
     let text: string;

@@ -3,6 +3,8 @@
  * The CLI maps its flags onto these (`docs/protocol.md` §7).
  */
 import type { FlagwireConfig } from './config.js';
+import { originOf } from './dashboard/origins.js';
+import { defaultMaxConnections } from './http/open-file-limit.js';
 import type { Logger } from './logger.js';
 
 export interface StartServerOptions {
@@ -65,6 +67,13 @@ export interface StartServerOptions {
    */
   streamHistorySize?: number;
   /**
+   * Bytes of stream events kept per environment and view for `Last-Event-ID` resume, besides
+   * their count: past it the oldest go (a client further behind gets a full sync), so a run of
+   * large segment changes cannot hold gigabytes.
+   * @default 16777216 (16 MiB)
+   */
+  streamHistoryBytes?: number;
+  /**
    * Unsent bytes after which a stream that does not read is cut.
    * @default 1048576 (1 MiB)
    */
@@ -82,6 +91,28 @@ export interface StartServerOptions {
    * @default 4096
    */
   listenBacklog?: number;
+  /**
+   * Time a client has to send a request's headers; past it the server answers
+   * `408 REQUEST_TIMEOUT` and closes the connection (`docs/protocol.md` §4.1). Checked every
+   * second (or a quarter of the shortest deadline, when shorter).
+   * @default 20000
+   */
+  headersTimeoutMs?: number;
+  /**
+   * Time a client has to send a whole request, headers and body; past it the server answers
+   * `408 REQUEST_TIMEOUT` and closes the connection, with or without a key. At least
+   * `headersTimeoutMs`.
+   * @default 30000
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Open connections the server holds. At the bound a new connection takes the place of the
+   * oldest slow one (no whole request sent yet, or idle), which is answered `408`; when every
+   * connection is busy the newcomer is answered `503 UNAVAILABLE` with `Retry-After`
+   * (`docs/protocol.md` §4.1).
+   * @default the process's open-file limit less 256 (Linux), at least 64; else 10000
+   */
+  maxConnections?: number;
   /**
    * Reconnection delay advertised to stream clients (`retry:` field), in milliseconds.
    * @default 1000
@@ -147,10 +178,26 @@ export interface StartServerOptions {
    */
   adminToken?: string;
   /**
+   * The server's own origin as people's browsers reach it (`https://flags.example.com`, behind a
+   * proxy or TLS front): the only `Origin` the admin API takes sign-ins and changes from
+   * (`docs/protocol.md` §10.2), and the origin of `dashboardUrl`. An `http://` or `https://`
+   * origin, no path. Without it, the origins the server listens on (loopback names of a loopback
+   * address; for `0.0.0.0` or `::`, the loopback origins only, with a start-up warning).
+   * @default undefined (the listening origins)
+   */
+  publicUrl?: string;
+  /**
    * Flag changes kept per environment for the dashboard's history (oldest dropped first).
    * @default 10000
    */
   historyLimit?: number;
+  /**
+   * Bytes of JSON an environment's history keeps besides `historyLimit` (oldest dropped first;
+   * the newest change always stays), counted once per change as it is recorded, and held to on
+   * a restart too (`docs/protocol.md` §3.4).
+   * @default 16777216 (16 MiB)
+   */
+  historyBytes?: number;
   /**
    * Usage insights (`docs/protocol.md` §13): SDKs' usage reports at `POST /sdk/usage`, OFREP's
    * own counts, the usage reads and `GET /api/v1/usage/stale`. `false` turns all of it off (its
@@ -202,9 +249,13 @@ export interface ResolvedServerOptions {
   databaseCatchUpIntervalMs: number;
   pingIntervalMs: number;
   streamHistorySize: number;
+  streamHistoryBytes: number;
   streamMaxBufferedBytes: number;
   streamMaxTotalBufferedBytes: number;
   listenBacklog: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
   streamRetryMs: number;
   maxStreams: number;
   compactAfterEntries: number;
@@ -217,7 +268,10 @@ export interface ResolvedServerOptions {
   webhookTargets: 'any' | 'public';
   dashboard: boolean;
   adminToken: string | undefined;
+  /** An origin (`scheme://host[:port]`), or `undefined`: the listening origins. */
+  publicUrl: string | undefined;
   historyLimit: number;
+  historyBytes: number;
   /** `undefined`: usage is off. */
   usage: Required<UsageServerOptions> | undefined;
   logger: Logger;
@@ -254,6 +308,18 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   return value;
 }
 
+function deadlines(options: StartServerOptions): { headersTimeoutMs: number; requestTimeoutMs: number } {
+  const headersTimeoutMs = positive('headersTimeoutMs', options.headersTimeoutMs, 20_000);
+  const requestTimeoutMs = positive(
+    'requestTimeoutMs',
+    options.requestTimeoutMs,
+    Math.max(30_000, headersTimeoutMs),
+  );
+  if (requestTimeoutMs < headersTimeoutMs)
+    throw new TypeError('startServer: "requestTimeoutMs" must be at least "headersTimeoutMs"');
+  return { headersTimeoutMs, requestTimeoutMs };
+}
+
 function retryDelays(value: number[] | undefined): number[] {
   if (value === undefined) return [...DEFAULT_WEBHOOK_RETRY_DELAYS_MS];
   if (!Array.isArray(value) || value.some((d) => typeof d !== 'number' || !Number.isFinite(d) || d < 0)) {
@@ -274,6 +340,18 @@ function adminToken(value: string | undefined): string | undefined {
     throw new TypeError('startServer: "adminToken" must be 16 to 256 printable characters without spaces');
   }
   return value;
+}
+
+/** The public URL as an origin (`https://flags.example.com`, no trailing slash), or a TypeError. */
+function publicUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const origin = typeof value === 'string' ? originOf(value) : undefined;
+  if (origin === undefined)
+    throw new TypeError(
+      `startServer: "publicUrl" must be an http:// or https:// origin without a path ` +
+        `(https://flags.example.com), got ${JSON.stringify(value)}`,
+    );
+  return origin;
 }
 
 function usageOptions(
@@ -324,6 +402,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     databaseCatchUpIntervalMs: positive('databaseCatchUpIntervalMs', options.databaseCatchUpIntervalMs, 5000),
     pingIntervalMs: positive('pingIntervalMs', options.pingIntervalMs, 15_000),
     streamHistorySize: Math.floor(positive('streamHistorySize', options.streamHistorySize, 1000)),
+    streamHistoryBytes: positive('streamHistoryBytes', options.streamHistoryBytes, 16 * 1024 * 1024),
     streamMaxBufferedBytes: positive('streamMaxBufferedBytes', options.streamMaxBufferedBytes, 1024 * 1024),
     streamMaxTotalBufferedBytes: positive(
       'streamMaxTotalBufferedBytes',
@@ -331,6 +410,8 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
       64 * 1024 * 1024,
     ),
     listenBacklog: Math.floor(positive('listenBacklog', options.listenBacklog, 4096)),
+    ...deadlines(options),
+    maxConnections: Math.floor(positive('maxConnections', options.maxConnections, defaultMaxConnections())),
     streamRetryMs: Math.floor(positive('streamRetryMs', options.streamRetryMs, 1000)),
     maxStreams: Math.floor(positive('maxStreams', options.maxStreams, 20_000)),
     compactAfterEntries: Math.floor(positive('compactAfterEntries', options.compactAfterEntries, 10_000)),
@@ -352,7 +433,9 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     webhookTargets: webhookTargets(options.webhookTargets),
     dashboard: options.dashboard ?? true,
     adminToken: adminToken(options.adminToken ?? options.config?.adminToken),
+    publicUrl: publicUrl(options.publicUrl),
     historyLimit: Math.floor(positive('historyLimit', options.historyLimit, 10_000)),
+    historyBytes: Math.floor(positive('historyBytes', options.historyBytes, 16 * 1024 * 1024)),
     usage: usageOptions(options.usage),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };

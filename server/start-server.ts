@@ -7,12 +7,14 @@ import { checkPattern } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
+import { OwnOrigins } from './dashboard/origins.js';
 import { adminRoutes } from './dashboard/routes.js';
 import { AdminAuth } from './dashboard/session.js';
 import { DashboardAssets } from './dashboard/static.js';
 import { ApiError } from './errors.js';
 import { createApiHandler, guarded } from './http/app.js';
 import { ClientErrorResponder } from './http/client-errors.js';
+import { ConnectionGuard } from './http/connections.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { segmentRoutes } from './http/handlers/segments.js';
@@ -35,6 +37,7 @@ import { LifecycleService } from './state/lifecycle-service.js';
 import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
+import { SessionService } from './state/sessions.js';
 import { restoreState } from './state/snapshot.js';
 import { OfrepUsage } from './state/usage-ofrep.js';
 import { UsageService } from './state/usage-service.js';
@@ -65,13 +68,21 @@ export interface FlagwireServer {
   readonly adminToken: string | undefined;
   /** Where the data is kept: `in memory`, the data directory, or `postgres (HOST:PORT/DB)`. */
   readonly storage: string;
-  /** The URL that opens the dashboard signed in (`${url}/#token=...`); `undefined` when it is off. */
+  /**
+   * The URL that opens the dashboard signed in (`${publicUrl ?? url}/#token=...`); `undefined`
+   * when it is off.
+   */
   readonly dashboardUrl: string | undefined;
   /** Stops listening, ends streams, flushes and closes the store. Idempotent. */
   close(): Promise<void>;
 }
 
 export { DEFAULT_ENVIRONMENT, DEFAULT_PROJECT } from './set-up.js';
+
+/** How often Node looks for connections past their deadlines: every second, or more often for short ones. */
+function checkingInterval(o: { headersTimeoutMs: number; requestTimeoutMs: number }): number {
+  return Math.max(10, Math.min(1000, Math.floor(Math.min(o.headersTimeoutMs, o.requestTimeoutMs) / 4)));
+}
 
 /** Starts a reference server. See `StartServerOptions` for every option and its default. */
 export async function startServer(options: StartServerOptions = {}): Promise<FlagwireServer> {
@@ -83,7 +94,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   let stopDispatcher: (() => Promise<void>) | undefined;
   let ofrepUsage: OfrepUsage | undefined;
   try {
-    const db = restoreState(await storage.load(), resolved.historyLimit);
+    const db = restoreState(await storage.load(), resolved.historyLimit, resolved.historyBytes);
     const applier = new Applier(db, (error) =>
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
@@ -97,7 +108,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       maxTotalBufferedBytes: resolved.streamMaxTotalBufferedBytes,
       maxStreams: resolved.maxStreams,
     });
-    const hub = new StreamHub({ historySize: resolved.streamHistorySize, group: sse });
+    const hub = new StreamHub({
+      historySize: resolved.streamHistorySize,
+      historyBytes: resolved.streamHistoryBytes,
+      group: sse,
+    });
     applier.onChange((change) => hub.publish(change));
     const publicOnly = resolved.webhookTargets === 'public';
     const dispatcher = new Dispatcher(db, service, {
@@ -137,6 +152,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, { group: sse });
     applier.onChange((change) => ofrepStreams.changed(change));
     applier.onCommitted(admin.committed);
+    // Dashboard sessions ended on the server (§10.2), whichever instance ended them.
+    const sessions = new SessionService(db, service);
+    applier.onCommitted(sessions.committed);
     applier.onCommitted(dispatcher.committed);
     // What other instances committed while this one was setting up, before anyone listened.
     admin.reconcile();
@@ -160,9 +178,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       ? usageRoutes(usage, new RateLimiter(usageSettings.reportsPerSecond, usageSettings.burst))
       : [];
     const api = createApiHandler([...sdkRoutes(hub), ...usageApi, ...envRoutes], keyRing);
+    // The origins the admin API takes changes from (§10.2), learnt once listening.
+    const origins = new OwnOrigins(resolved.publicUrl);
     const dashboard = adminToken
       ? createDashboardHandler({
-          auth: new AdminAuth(adminToken),
+          auth: new AdminAuth(adminToken, (id, expires) => sessions.isEnded(id, expires)),
+          sessions,
+          origins,
           admin,
           assets: new DashboardAssets(),
           routes: adminRoutes({
@@ -197,15 +219,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       return api(req, res);
     }, logger);
     const clientErrors = new ClientErrorResponder();
+    const connections = new ConnectionGuard(resolved.maxConnections);
     const http = createServer(
-      // A request without Host is served like any other (HTTP/1.0 clients, raw tools).
-      { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000, requireHostHeader: false },
+      {
+        // Deadlines for every connection, with or without a key (docs/protocol.md §4.1).
+        requestTimeout: resolved.requestTimeoutMs,
+        headersTimeout: resolved.headersTimeoutMs,
+        connectionsCheckingInterval: checkingInterval(resolved),
+        keepAliveTimeout: 5_000,
+        // A request without Host is served like any other (HTTP/1.0 clients, raw tools).
+        requireHostHeader: false,
+      },
       (req, res) => {
         clientErrors.track(req.socket, res);
-        handle(req, res);
+        if (!connections.admit(req, res)) handle(req, res);
       },
     );
     server = http;
+    http.on('connection', connections.onConnection);
     http.on('clientError', clientErrors.onClientError);
     http.on('checkExpectation', (_req, res) =>
       sendError(
@@ -216,6 +247,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     );
     const address = await listen(http, resolved.port, resolved.host, resolved.listenBacklog);
     const url = urlOf(address);
+    const guessed = dashboard && origins.listening(address);
+    if (guessed) logger.warn(guessed);
     /** The keys whose value the server knows (config and generated ones), as they are now. */
     const currentKeys = (): ServerKey[] => {
       const keys: ServerKey[] = [];
@@ -257,7 +290,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       },
       adminToken,
       storage: storage.description,
-      dashboardUrl: adminToken ? `${url}/#token=${adminToken}` : undefined,
+      dashboardUrl: adminToken ? `${resolved.publicUrl ?? url}/#token=${adminToken}` : undefined,
       close() {
         closing ??= close();
         return closing;

@@ -74,7 +74,10 @@ it.each([
   ['an app that evaluates flags (createClient, ready, isEnabled, getString)', EVALUATING_APP, 13.25 * 1024],
   // 18,798 B measured with usage reports, 18,599 B once they were written for size, 18,873 B with
   // the review's fixes of the reporter (as above; the flag-key pattern was in already): 18.5 KiB.
-  ['the whole entry', `export * from 'flagwire';`, 18.5 * 1024],
+  // Issue 32: the management client's versions (read(), ifVersion, PRECONDITION_FAILED with
+  // `current`), attributes read as own properties, one decision per segment and prerequisite in
+  // an evaluation: 19,261 B measured, so 19 KiB.
+  ['the whole entry', `export * from 'flagwire';`, 19 * 1024],
 ])('keeps the browser bundle of %s under its budget', async (what, contents, budget) => {
   const { gzipped, minified, inputs, text } = await measure(contents);
   console.log(
@@ -93,10 +96,12 @@ it.each([
   expect(gzipped).toBeLessThanOrEqual(budget);
 });
 
-it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 14 KiB (targeting and usage reports inside)', async () => {
+it('keeps the browser bundle of FlagwireWebProvider (the OpenFeature web SDK aside) under 14.25 KiB (targeting and usage reports inside)', async () => {
   // 12,069 B measured before usage reports, 14,212 B with them, 14,014 B once they were written
   // for size, 14,301 B with the review's fixes of the reporter (as above): 13.75 -> 14 KiB.
-  const budget = 14 * 1024;
+  // Issue 32 (own-property attributes, one decision per segment and prerequisite): 14,421 B, so
+  // 14.25 KiB.
+  const budget = 14.25 * 1024;
   const { gzipped, minified, inputs } = await measure(
     `export { FlagwireWebProvider } from 'flagwire/openfeature/web';`,
     ['@openfeature/web-sdk'],

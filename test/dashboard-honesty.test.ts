@@ -49,9 +49,10 @@ const rowOf = (control: Locator) => page.locator('tr', { has: control });
 const banner = () => page.getByRole('status').filter({ hasText: /lost the connection/i });
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // The front first: the server takes the page's Origin only as its public URL (§10.2).
+  front = await startFront(() => t.server.port);
+  t = await startTestServer({ publicUrl: front.url });
   admin = await adminCaller(t.server);
-  front = await startFront(Number(new URL(t.server.url).port));
   // Enough flags that the ones under test sit far below the top of the list.
   for (let i = 1; i <= 24; i++) {
     await admin.call('POST', staging('/flags'), { key: `a-${String(i).padStart(2, '0')}`, type: 'boolean' });

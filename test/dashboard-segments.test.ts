@@ -175,9 +175,22 @@ describe('a segment', () => {
     await page().getByRole('button', { name: 'Review and save' }).click();
     await dialog().getByRole('button', { name: 'Save changes' }).click();
     await page().getByText('Saved: 1 change.').waitFor();
+    // A large list's change is in the history counted, with a sample (docs/protocol.md §12.5).
+    const { included } = (await segment()) as { included: string[] };
+    const late = Array.from({ length: 150 }, (_, i) => `late-${i}`);
+    await sendOk(admin, 'PATCH', `${ENV}/segments/early-access`, {
+      included: [...included.slice(200), ...late],
+    });
     await d.open('#/env/acme/staging/segments/early-access');
     await page().getByRole('link', { name: 'History of this segment' }).click();
+    await page().getByText('added 150 keys: late-0, late-1, late-2').waitFor();
     const history = (await page().locator('table.history').textContent()) ?? '';
+    expect(history).toContain(`removed 200 keys: ${included.slice(0, 3).join(', ')}`);
+    await page()
+      .getByRole('button', { name: /^Show all .* of a change of included of segment:early-access/ })
+      .first()
+      .click();
+    expect(await page().locator('table.history').textContent()).toContain('late-19 and 130 more');
     expect(history).toContain('Included users:added 5,000 keys: user-0000');
     expect(history).toContain('added rule: if plan is one of “enterprise”');
     expect(history).not.toContain('["user-0000"');

@@ -12,8 +12,10 @@ import { sendEmpty, sendJson } from '../http/respond.js';
 import { decodeSegment, matchRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin-service.js';
 import type { Grant } from '../state/key-ring.js';
+import type { SessionService } from '../state/sessions.js';
+import type { OwnOrigins } from './origins.js';
 import type { AdminGrant } from './routes.js';
-import { AdminAuth, isSameOrigin } from './session.js';
+import { AdminAuth, type Session } from './session.js';
 import type { DashboardAssets } from './static.js';
 
 const PREFIX = '/admin/api/';
@@ -31,6 +33,10 @@ export const adminUnauthorized = () =>
 
 export interface DashboardHandlerDeps {
   auth: AdminAuth;
+  /** Sessions signed out on the server. */
+  sessions: SessionService;
+  /** The origins a request's `Origin` must name (CSRF). */
+  origins: OwnOrigins;
   admin: AdminService;
   assets: DashboardAssets;
   /** The admin API's own routes (`./routes.ts`). */
@@ -41,13 +47,33 @@ export interface DashboardHandlerDeps {
 
 /** Answers the dashboard's paths; `false` for any other path (the API's). */
 export function createDashboardHandler(deps: DashboardHandlerDeps) {
-  const { auth, admin, assets, routes, envRoutes } = deps;
+  const { auth, sessions, origins, admin, assets, routes, envRoutes } = deps;
+  const isSameOrigin = (req: IncomingMessage) => origins.matches(req);
+  const streams = new SessionStreams();
+  sessions.onEnded((id, endedBefore) => streams.end(id, endedBefore));
 
-  function session(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
+  /**
+   * How the request is authenticated. A session is checked again against every sign-out
+   * committed so far, by any instance (a settled read), before it is trusted.
+   */
+  async function authenticated(req: IncomingMessage): Promise<'cookie' | 'bearer' | undefined> {
+    const how = auth.authenticate(req);
+    return how === 'cookie' ? sessions.settled(() => auth.authenticate(req)) : how;
+  }
+
+  /** Signs out: the request's session, if it has one, is ended on the server, then its cookie cleared. */
+  async function signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isSameOrigin(req) && !auth.isBearer(req)) throw crossOrigin();
+    const session = auth.sessionOf(req);
+    if (session) await sessions.end(session.id, session.expires, AdminAuth.expiryAt());
+    sendEmpty(res, 204, { ...ADMIN_HEADERS, 'set-cookie': AdminAuth.clearCookie() });
+  }
+
+  async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
     switch (req.method) {
       case 'GET':
       case 'HEAD':
-        if (!auth.authenticate(req)) throw adminUnauthorized();
+        if (!(await authenticated(req))) throw adminUnauthorized();
         return sendJson(res, 200, { signedIn: true }, ADMIN_HEADERS);
       case 'POST':
         if (!isSameOrigin(req)) throw crossOrigin();
@@ -58,8 +84,7 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
           sendEmpty(res, 204, { ...ADMIN_HEADERS, 'set-cookie': auth.newSessionCookie() });
         });
       case 'DELETE':
-        if (!isSameOrigin(req) && auth.authenticate(req) !== 'bearer') throw crossOrigin();
-        return sendEmpty(res, 204, { ...ADMIN_HEADERS, 'set-cookie': AdminAuth.clearCookie() });
+        return signOut(req, res);
       default:
         throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PREFIX}session`, {
           allow: 'GET, HEAD, POST, DELETE',
@@ -67,26 +92,22 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
     }
   }
 
-  return (
-    req: IncomingMessage,
-    res: ServerResponse,
-    path: string,
-    query: string,
-  ): Promise<void> | void | false => {
-    if (!path.startsWith(PREFIX)) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-      return assets.serve(req, res, path) ? undefined : false;
-    }
+  /** An admin API request but the session endpoints. */
+  async function adminApi(req: IncomingMessage, res: ServerResponse, path: string, query: string) {
     const rest = path.slice(PREFIX.length).replace(/\/$/, '');
-    if (rest === 'session') return session(req, res);
-    const how = auth.authenticate(req);
+    const how = await authenticated(req);
     if (!how) throw adminUnauthorized();
     const changes = req.method !== 'GET' && req.method !== 'HEAD';
     if (changes && how === 'cookie' && !isSameOrigin(req)) throw crossOrigin();
+    // The event stream of a session is ended when the session is, by whichever instance.
+    const session = how === 'cookie' && rest === 'events' ? auth.sessionOf(req) : undefined;
+    if (session) streams.add(session, res);
     for (const [name, value] of Object.entries(ADMIN_HEADERS)) res.setHeader(name, value);
 
     const scoped = ENV_SCOPE.exec(rest);
-    if (scoped && !/^(keys|history)(\/|$)/.test(scoped[3]!)) {
+    // The admin API's own: keys, history, and the list of flags with their versions (`./routes.ts`).
+    const own = /^(keys|history)(\/|$)/.test(scoped?.[3] ?? '') || (scoped?.[3] === 'flags' && !changes);
+    if (scoped && !own) {
       const env = admin.environment(decodeSegment(scoped[1]!), decodeSegment(scoped[2]!));
       const match = matchRoute(envRoutes, `/api/v1/${scoped[3]}`);
       if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
@@ -104,7 +125,50 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
     const match = matchRoute(routes, `/${rest}`);
     if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
     return invokeRoute(match.route, match.params, ADMIN, req, res, path, query);
+  }
+
+  return (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    query: string,
+  ): Promise<void> | void | false => {
+    if (!path.startsWith(PREFIX)) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+      return assets.serve(req, res, path) ? undefined : false;
+    }
+    if (path.slice(PREFIX.length).replace(/\/$/, '') === 'session') return session(req, res);
+    return adminApi(req, res, path, query);
   };
+}
+
+/** Open event streams, by the session that authenticated them. */
+class SessionStreams {
+  readonly #bySession = new Map<string, { expires: number; answers: Set<ServerResponse> }>();
+
+  add(session: Session, res: ServerResponse): void {
+    let entry = this.#bySession.get(session.id);
+    if (!entry) {
+      entry = { expires: session.expires, answers: new Set() };
+      this.#bySession.set(session.id, entry);
+    }
+    const { answers } = entry;
+    answers.add(res);
+    res.once('close', () => {
+      answers.delete(res);
+      if (answers.size === 0 && this.#bySession.get(session.id) === entry) this.#bySession.delete(session.id);
+    });
+  }
+
+  /** Ends the streams of session `id`, and of every session expiring before `endedBefore`. */
+  end(id: string, endedBefore: number | undefined): void {
+    for (const [sessionId, { expires, answers }] of this.#bySession) {
+      if (sessionId !== id && (endedBefore === undefined || expires >= endedBefore)) continue;
+      this.#bySession.delete(sessionId);
+      // Ended cleanly (the stream's last chunk), as at shutdown: the page sees a stream that ended.
+      for (const res of answers) res.end();
+    }
+  }
 }
 
 const crossOrigin = () =>

@@ -12,6 +12,7 @@ import type { AdminService, ProjectView } from '../state/admin-service.js';
 import type { CopyService } from '../state/copy-service.js';
 import type { LifecycleService } from '../state/lifecycle-service.js';
 import type { Environment } from '../state/model.js';
+import { toFlag } from '../state/representation.js';
 import type { FlagService } from '../state/service.js';
 import type { StreamHub } from '../stream/hub.js';
 import { evaluateRoutes } from './evaluate.js';
@@ -130,6 +131,28 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           handler: async ({ res, params }) => {
             await admin.revokeKey(envOf(params), params.id!);
             sendEmpty(res, 204);
+          },
+        },
+      },
+      true,
+    ),
+    defineRoute<AdminGrant>(
+      'environments/:project/:env/flags',
+      {
+        // As `GET /api/v1/flags`, each flag with its `version` (its `ETag`, §3.3): the page's quick
+        // changes from the list send it as `If-Match`. `POST` is the API's route (`./handler.ts`).
+        GET: {
+          readOnly: true,
+          body: false,
+          action: 'list flags',
+          handler: async ({ res, params }) => {
+            const env = envOf(params);
+            const list = await flags.readSettled(env.id, () =>
+              [...env.flags.values()]
+                .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+                .map((flag) => ({ ...toFlag(flag), version: flag.version })),
+            );
+            sendJson(res, 200, list);
           },
         },
       },

@@ -1,25 +1,43 @@
 /**
  * The admin credential (`docs/protocol.md` §10.2): the admin token, compared in constant time,
- * and sessions: `<expiry seconds>.<HMAC-SHA256 of the expiry>` keyed with a secret derived from
- * the token, so a session survives a restart and ends when the token changes. The cookie is
- * HttpOnly and SameSite=Strict; state-changing requests it authenticates must also come from
- * the server's own origin (CSRF).
+ * and sessions: `<expiry seconds>.<id>.<HMAC-SHA256 of both>` keyed with a secret derived from
+ * the token, so a session survives a restart and ends when the token changes. The id is random;
+ * signing out ends it on the server (`../state/sessions.ts`), so a copy of the cookie stops
+ * working too. The cookie is HttpOnly and SameSite=Strict; state-changing requests it
+ * authenticates must also come from the server's own origin (CSRF, `./origins.ts`).
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const SESSION_COOKIE = 'flagwire_admin';
-const SESSION_SECONDS = 7 * 24 * 3600;
+/** How long a session lasts: a week. */
+export const SESSION_SECONDS = 7 * 24 * 3600;
+
+/** A session as its cookie names it: signed with this server's token. */
+export interface Session {
+  /** 22 characters of base64url (16 random bytes). */
+  id: string;
+  /** Epoch seconds. */
+  expires: number;
+}
+
+/** Whether a session was ended on the server (`SessionService.isEnded`). */
+export type EndedCheck = (id: string, expires: number) => boolean;
+
+const SESSION_FORM = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 export class AdminAuth {
   readonly #tokenDigest: Buffer;
   readonly #sessionKey: Buffer;
+  readonly #ended: EndedCheck;
 
-  constructor(token: string) {
+  /** `ended` tells a session signed out on the server (none, without it). */
+  constructor(token: string, ended: EndedCheck = () => false) {
     this.#tokenDigest = sha256(token);
     this.#sessionKey = sha256(`flagwire-admin-session\0${token}`);
+    this.#ended = ended;
   }
 
   /** Whether `presented` is the admin token; the time taken does not depend on how much matches. */
@@ -27,10 +45,15 @@ export class AdminAuth {
     return typeof presented === 'string' && timingSafeEqual(sha256(presented), this.#tokenDigest);
   }
 
-  /** A new session cookie's `Set-Cookie` value. */
+  /** The expiry (epoch seconds) of a session made at `nowMs`. */
+  static expiryAt(nowMs = Date.now()): number {
+    return Math.floor(nowMs / 1000) + SESSION_SECONDS;
+  }
+
+  /** A new session cookie's `Set-Cookie` value, with a new random id. */
   newSessionCookie(nowMs = Date.now()): string {
-    const expires = Math.floor(nowMs / 1000) + SESSION_SECONDS;
-    const value = `${expires}.${this.#mac(String(expires))}`;
+    const signed = `${AdminAuth.expiryAt(nowMs)}.${randomBytes(16).toString('base64url')}`;
+    const value = `${signed}.${this.#mac(signed)}`;
     return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_SECONDS}`;
   }
 
@@ -38,23 +61,31 @@ export class AdminAuth {
     return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
   }
 
-  /** How the request is authenticated: by the session cookie, by the token as a bearer, or not. */
-  authenticate(req: IncomingMessage, nowMs = Date.now()): 'cookie' | 'bearer' | undefined {
+  /** Whether the request carries the admin token as a bearer. */
+  isBearer(req: IncomingMessage): boolean {
     const bearer = /^bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(req.headers.authorization ?? '');
-    if (bearer && this.isToken(bearer[1])) return 'bearer';
-    const session = cookieValue(req.headers.cookie, SESSION_COOKIE);
-    if (session !== undefined && this.#validSession(session, nowMs)) return 'cookie';
-    return undefined;
+    return bearer !== null && this.isToken(bearer[1]);
   }
 
-  #validSession(value: string, nowMs: number): boolean {
-    const dot = value.indexOf('.');
-    if (dot <= 0) return false;
-    const expires = value.slice(0, dot);
-    if (!/^\d{1,12}$/.test(expires) || Number(expires) * 1000 <= nowMs) return false;
-    const presented = Buffer.from(value.slice(dot + 1));
-    const expected = Buffer.from(this.#mac(expires));
-    return presented.length === expected.length && timingSafeEqual(presented, expected);
+  /** The request's session cookie, when this server signed it and it has not expired (ended or not). */
+  sessionOf(req: IncomingMessage, nowMs = Date.now()): Session | undefined {
+    const value = cookieValue(req.headers.cookie, SESSION_COOKIE);
+    const parts = value === undefined ? null : SESSION_FORM.exec(value);
+    if (!parts) return undefined;
+    const [, expires, id, mac] = parts as unknown as [string, string, string, string];
+    if (Number(expires) * 1000 <= nowMs) return undefined;
+    const presented = Buffer.from(mac);
+    const expected = Buffer.from(this.#mac(`${expires}.${id}`));
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
+    return { id, expires: Number(expires) };
+  }
+
+  /** How the request is authenticated: by a session not ended, by the token as a bearer, or not. */
+  authenticate(req: IncomingMessage, nowMs = Date.now()): 'cookie' | 'bearer' | undefined {
+    if (this.isBearer(req)) return 'bearer';
+    const session = this.sessionOf(req, nowMs);
+    if (session && !this.#ended(session.id, session.expires)) return 'cookie';
+    return undefined;
   }
 
   #mac(text: string): string {
@@ -69,16 +100,4 @@ function cookieValue(header: string | undefined, name: string): string | undefin
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
-}
-
-/** Whether the request's `Origin` is this server's own (scheme aside, the `Host` it was sent to). */
-export function isSameOrigin(req: IncomingMessage): boolean {
-  const origin = req.headers.origin;
-  const host = req.headers.host;
-  if (!origin || !host || origin === 'null') return false;
-  try {
-    return new URL(origin).host === host.toLowerCase();
-  } catch {
-    return false;
-  }
 }

@@ -1,10 +1,13 @@
 /**
  * The history of flag changes (`docs/protocol.md` §10.3): one entry per committed change,
  * derived from the change itself when its op is applied, so it is as durable as the change
- * and replaying the journal rebuilds it.
+ * and replaying the journal rebuilds it. A large list's change is counted, not copied
+ * (`history-lists.ts`, §12.5); an environment keeps at most `historyLimit` entries and
+ * `historyBytes` of their JSON, oldest pruned first (§3.4).
  */
 import { TARGETING_FIELDS } from '../../src/core/targeting/types.js';
-import type { Actor, Environment, HistoryEntry, StoredFlag, StoredSegment } from './model.js';
+import { countedChange } from './history-lists.js';
+import type { Actor, Environment, HistoryEntry, MemoryState, StoredFlag, StoredSegment } from './model.js';
 import { sameJson } from './targeting.js';
 
 /** The fields a change can touch, in the order the history lists them. */
@@ -34,7 +37,7 @@ function changesOf(
     const b = inTo ? to[field] : null;
     if (from && to && sameJson(a, b)) continue;
     if ((!from || !to) && a === null && b === null) continue; // no description to speak of
-    changes.push({ field, from: a, to: b });
+    changes.push(countedChange(field, a, b) ?? { field, from: a, to: b });
   }
   return changes;
 }
@@ -66,10 +69,74 @@ export function segmentHistoryEntry(
   return { revision, at, flag: `segment:${(after ?? before)!.key}`, action, changes, actor };
 }
 
-/** Appends an entry, dropping the oldest past `limit`. */
-export function recordHistory(env: Environment, entry: HistoryEntry, limit: number): void {
+/** The bounds of an environment's history: entries, and bytes of their JSON (§3.4). */
+export type HistoryBounds = Pick<MemoryState, 'historyLimit' | 'historyBytes'>;
+
+/** Each entry's bytes of JSON (UTF-8), measured once: an entry never changes. */
+const entryBytes = new WeakMap<HistoryEntry, number>();
+
+function bytesOf(entry: HistoryEntry): number {
+  let bytes = entryBytes.get(entry);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(entry));
+    entryBytes.set(entry, bytes);
+  }
+  return bytes;
+}
+
+/** The running total of a history array, with what it was counted for. */
+interface Tally {
+  bytes: number;
+  length: number;
+  first: HistoryEntry | undefined;
+  last: HistoryEntry | undefined;
+}
+
+const tallies = new WeakMap<HistoryEntry[], Tally>();
+
+/**
+ * The running total of `history`. Entries only join at the end and leave from the front, so a
+ * tally whose length, first and last entries still match is right; one that does not (a history
+ * restored from a snapshot, or put back after a failed commit: `snapshot.ts` `captureScope`) is
+ * counted again from the sizes already measured.
+ */
+function tallyOf(history: HistoryEntry[]): Tally {
+  const tally = tallies.get(history);
+  if (tally && tally.length === history.length && tally.first === history[0] && tally.last === history.at(-1))
+    return tally;
+  let bytes = 0;
+  for (const entry of history) bytes += bytesOf(entry);
+  const fresh = { bytes, length: history.length, first: history[0], last: history.at(-1) };
+  tallies.set(history, fresh);
+  return fresh;
+}
+
+/**
+ * Drops the oldest entries past `historyLimit`, then past `historyBytes` of JSON; the newest
+ * entry always stays. Live, on replay and on restore alike, so a restart rebuilds the same history.
+ */
+export function boundHistory(env: Environment, bounds: HistoryBounds): void {
+  const history = env.history;
+  const tally = tallyOf(history);
+  let drop = Math.max(0, history.length - bounds.historyLimit);
+  for (let i = 0; i < drop; i++) tally.bytes -= bytesOf(history[i]!);
+  while (tally.bytes > bounds.historyBytes && history.length - drop > 1)
+    tally.bytes -= bytesOf(history[drop++]!);
+  if (drop > 0) history.splice(0, drop);
+  tally.length = history.length;
+  tally.first = history[0];
+  tally.last = history.at(-1);
+}
+
+/** Appends an entry, measured once, then drops the oldest past the bounds (`boundHistory`). */
+export function recordHistory(env: Environment, entry: HistoryEntry, bounds: HistoryBounds): void {
+  const tally = tallyOf(env.history);
   env.history.push(entry);
-  if (env.history.length > limit) env.history.splice(0, env.history.length - limit);
+  tally.bytes += bytesOf(entry);
+  tally.length = env.history.length;
+  tally.first = env.history[0];
+  tally.last = entry;
+  boundHistory(env, bounds);
 }
 
 /** Newest first, optionally of one flag, at most `limit`. */

@@ -55,7 +55,7 @@ export function applyLifecycleOp(db: MemoryState, op: LifecycleOp): void {
         recordHistory(
           env,
           { revision: op.rev, at: op.at, flag, action: 'copied', changes: [], actor: op.by, copiedTo: op.to },
-          db.historyLimit,
+          db,
         );
       return;
     }

@@ -8,6 +8,7 @@ import type {
   Target,
 } from '../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
+import type { EndedSessions } from './sessions.js';
 import type { EnvUsage } from './usage-model.js';
 
 /**
@@ -52,6 +53,24 @@ export interface StoredProject {
   createdAt: string;
 }
 
+/**
+ * One field of a history entry (`docs/protocol.md` §10.3, §12.5): its old and new values whole;
+ * or, for a list of keys (`included`, `excluded`, `targets`) with more than 100 entries on
+ * either side, the keys added and removed, counted, with at most 20 of each shown (a target's
+ * as `{variant, key}`).
+ */
+export type HistoryChange =
+  | { field: string; from: unknown; to: unknown }
+  | {
+      field: string;
+      added: Array<string | { variant: string; key: string }>;
+      removed: Array<string | { variant: string; key: string }>;
+      addedCount: number;
+      removedCount: number;
+      from?: undefined;
+      to?: undefined;
+    };
+
 /** One committed flag or segment change as the history shows it (`docs/protocol.md` §10.3). */
 export interface HistoryEntry {
   revision: number;
@@ -60,7 +79,7 @@ export interface HistoryEntry {
   flag: string;
   /** `copied`: the flag was copied to another environment (`copiedTo`); nothing changed here. */
   action: 'created' | 'updated' | 'deleted' | 'copied';
-  changes: Array<{ field: string; from: unknown; to: unknown }>;
+  changes: HistoryChange[];
   actor: Actor;
   /** The change came from copying flags (`docs/protocol.md` §10.3): from `PROJECT/ENVIRONMENT`. */
   copiedFrom?: string;
@@ -230,8 +249,12 @@ export class MemoryState extends Map<string, Environment> {
   adminToken: string | undefined;
   /** The secret that signs OFREP stream tokens (`docs/protocol.md` §11.4), made on first start. */
   streamSecret: string | undefined;
+  /** Dashboard sessions ended on the server (`sessions.ts`), kept until their own expiry. */
+  readonly endedSessions: EndedSessions = { ids: new Map(), endedBefore: 0 };
   /** How many history entries an environment keeps. */
   historyLimit = 10_000;
+  /** How many bytes of JSON an environment's history entries may take (`history.ts`). */
+  historyBytes = 16 * 1024 * 1024;
 }
 
 /**

@@ -20,6 +20,7 @@ import type {
   StoredSegment,
   StoredWebhook,
 } from './model.js';
+import { applySessionOp, type SessionOp } from './sessions.js';
 import type { UsageOp } from './usage-model.js';
 import { applyUsageOp } from './usage-state.js';
 
@@ -50,12 +51,14 @@ export type Op =
   | { t: 'key-del'; env: string; id: string }
   | { t: 'admin'; token: string }
   | { t: 'stream-secret'; secret: string }
+  | SessionOp
   | LifecycleOp
   | UsageOp;
 
 /**
  * The scope an op belongs to on shared storage: its environment's id, or `''` for what spans
- * environments (projects, renames, the admin token, the stream secret). One entry is one scope's.
+ * environments (projects, renames, the admin token, the stream secret, ended dashboard
+ * sessions). One entry is one scope's.
  */
 export function scopeOf(op: Op): string {
   if (op.t === 'env') return op.id;
@@ -104,7 +107,7 @@ function change<T extends { updatedAt: string }>(
       const at = after?.updatedAt ?? op.at ?? before!.updatedAt;
       const entry = entryOf(op.rev, at, before, after, op.by ?? UNKNOWN_ACTOR);
       if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
-      recordHistory(env, entry, db.historyLimit);
+      recordHistory(env, entry, db);
     }
     env.revision = op.rev;
   }
@@ -192,6 +195,9 @@ export function applyOp(db: MemoryState, op: Op): void {
       return;
     case 'stream-secret':
       db.streamSecret = op.secret;
+      return;
+    case 'session-end':
+      applySessionOp(db, op);
       return;
     case 'usage':
     case 'usage-mark':

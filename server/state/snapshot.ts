@@ -5,6 +5,7 @@
  */
 import type { LoadedState } from '../store/storage.js';
 import { applyRecordedName, nameFromId, renamedAs } from './env-names.js';
+import { boundHistory } from './history.js';
 import {
   type ApiKeyGrant,
   type Environment,
@@ -20,6 +21,7 @@ import {
   type StoredWebhook,
 } from './model.js';
 import { applyOp, type Op } from './ops.js';
+import { nowSeconds, pruneEndedSessions } from './sessions.js';
 import { type UsageSnapshot, usageFromSnapshot, usageSnapshot } from './usage-state.js';
 
 /** JSON form of the whole state, written by compaction. */
@@ -30,6 +32,10 @@ export interface SnapshotData {
   names?: Array<EnvName & { id: string }>;
   adminToken?: string;
   streamSecret?: string;
+  /** Dashboard sessions ended on the server (`sessions.ts`), until their expiry (epoch seconds). */
+  endedSessions?: Array<{ id: string; until: number }>;
+  /** Every session expiring before this (epoch seconds) is ended (`sessions.ts`). */
+  sessionsEndedBefore?: number;
 }
 
 /** One environment, as a snapshot holds it. */
@@ -68,6 +74,8 @@ export function captureScope(db: MemoryState, scope: string): () => void {
       [...db.values()].map((e) => [e, { project: e.project, environment: e.environment }]),
     );
     const { adminToken, streamSecret } = db;
+    const endedIds = new Map(db.endedSessions.ids);
+    const { endedBefore } = db.endedSessions;
     return () => {
       db.projects.clear();
       for (const [key, project] of projects) db.projects.set(key, project);
@@ -81,6 +89,9 @@ export function captureScope(db: MemoryState, scope: string): () => void {
       }
       db.adminToken = adminToken;
       db.streamSecret = streamSecret;
+      db.endedSessions.ids.clear();
+      for (const [id, until] of endedIds) db.endedSessions.ids.set(id, until);
+      db.endedSessions.endedBefore = endedBefore;
     };
   }
   const env = db.get(scope);
@@ -145,6 +156,11 @@ function sharedSnapshot(db: MemoryState): SharedSnapshot {
   if (db.names.size > 0) shared.names = [...db.names].map(([id, name]) => ({ id, ...name }));
   if (db.adminToken !== undefined) shared.adminToken = db.adminToken;
   if (db.streamSecret !== undefined) shared.streamSecret = db.streamSecret;
+  // Only what still matters: an expired session is refused anyway.
+  const now = nowSeconds();
+  const ended = [...db.endedSessions.ids].filter(([, until]) => until > now);
+  if (ended.length > 0) shared.endedSessions = ended.map(([id, until]) => ({ id, until }));
+  if (db.endedSessions.endedBefore > now) shared.sessionsEndedBefore = db.endedSessions.endedBefore;
   return shared;
 }
 
@@ -200,14 +216,22 @@ export function fromSnapshot(data: SnapshotData): MemoryState {
   for (const env of db.values()) applyRecordedName(db, env);
   if (data.adminToken !== undefined) db.adminToken = data.adminToken;
   if (data.streamSecret !== undefined) db.streamSecret = data.streamSecret;
+  for (const { id, until } of data.endedSessions ?? []) db.endedSessions.ids.set(id, until);
+  db.endedSessions.endedBefore = data.sessionsEndedBefore ?? 0;
+  pruneEndedSessions(db.endedSessions);
   return db;
 }
 
 /**
  * Memory as a storage loaded it: its snapshots (the whole state's, or each scope's), then every
- * entry after them, applied in order. Nothing is published: no one listens yet.
+ * entry after them, applied in order. Nothing is published: no one listens yet. Each history is
+ * held to the bounds as it loads (`docs/protocol.md` §3.4), as it was when recorded.
  */
-export function restoreState(loaded: LoadedState<Op>, historyLimit: number): MemoryState {
+export function restoreState(
+  loaded: LoadedState<Op>,
+  historyLimit: number,
+  historyBytes?: number,
+): MemoryState {
   const whole = loaded.snapshots.find((s) => s.scope === undefined);
   const parts = new Map<string, ScopeSnapshot>();
   for (const { scope, data } of loaded.snapshots)
@@ -218,6 +242,8 @@ export function restoreState(loaded: LoadedState<Op>, historyLimit: number): Mem
       ? fromSnapshot(joinScopeSnapshots(parts))
       : new MemoryState();
   state.historyLimit = historyLimit;
+  if (historyBytes !== undefined) state.historyBytes = historyBytes;
+  for (const env of state.values()) boundHistory(env, state);
   for (const entry of loaded.entries) for (const op of entry) applyOp(state, op);
   return state;
 }

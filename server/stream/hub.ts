@@ -17,6 +17,8 @@ import { SdkView } from './sdk-view.js';
  */
 export type StreamHubOptions = SseSettings & {
   historySize: number;
+  /** Bytes of frames each view keeps for resume (§5.3). @default 16777216 */
+  historyBytes?: number;
 };
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
@@ -40,19 +42,22 @@ const targetingKey = (envId: string): string => `${envId}\u0000targeting`;
  */
 export class StreamHub {
   readonly #historySize: number;
+  readonly #historyBytes: number | undefined;
   /** Per environment: the view of SDKs without the targeting capability, and of those with it. */
   readonly #views = new Map<string, [SdkView, SdkView]>();
   readonly #channels: SseChannels<object | undefined>;
 
   constructor(options: StreamHubOptions) {
     this.#historySize = options.historySize;
+    this.#historyBytes = options.historyBytes;
     this.#channels = groupOf(options).channels({ headers: SSE_HEADERS, ping: PING_FRAME });
   }
 
   /** Creates the view of an environment from its current (durable) state. */
   addEnvironment(env: Environment): void {
     if (this.#views.has(env.id)) return; // its view and open streams stay
-    this.#views.set(env.id, [new SdkView(env, this.#historySize), new SdkView(env, this.#historySize, true)]);
+    const [size, bytes] = [this.#historySize, this.#historyBytes];
+    this.#views.set(env.id, [new SdkView(env, size, false, bytes), new SdkView(env, size, true, bytes)]);
   }
 
   /** Forgets a deleted environment's view (its streams were closed with its keys). */

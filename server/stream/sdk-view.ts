@@ -45,10 +45,18 @@ export class SdkView {
   readonly #frames: string[];
   /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
   #oldest: number;
+  /** Characters of the frames kept, and their bound: past it the oldest go, the newest stays. */
+  #frameChars = 0;
+  readonly #maxFrameChars: number;
   #cached: CachedSnapshot | undefined;
   #syncFrame: { revision: number; bytes: Buffer } | undefined;
 
-  constructor(env: Environment, historySize: number, targeting = false) {
+  /**
+   * `historySize` frames are kept for `Last-Event-ID` resume, and at most `historyBytes` of them
+   * (counted in characters): a client further behind gets a full sync (`docs/protocol.md` §5.3).
+   */
+  constructor(env: Environment, historySize: number, targeting = false, historyBytes = 16 * 1024 * 1024) {
+    this.#maxFrameChars = historyBytes;
     this.epoch = env.epoch;
     this.targeting = targeting;
     this.#revision = env.revision;
@@ -79,9 +87,19 @@ export class SdkView {
     this.#revision = change.revision;
     this.#cached = undefined;
     const frame = `id: ${this.eventId()}\nevent: ${event}\ndata: ${data}\n\n`;
-    this.#frames[change.revision % this.#frames.length] = frame;
-    if (change.revision - this.#oldest >= this.#frames.length)
-      this.#oldest = change.revision - this.#frames.length + 1;
+    const size = this.#frames.length;
+    const slot = change.revision % size;
+    // The frame this one replaces in the ring, when it was still kept.
+    if (change.revision - size >= this.#oldest) this.#frameChars -= this.#frames[slot]!.length;
+    this.#frames[slot] = frame;
+    this.#frameChars += frame.length;
+    if (change.revision - this.#oldest >= size) this.#oldest = change.revision - size + 1;
+    while (this.#frameChars > this.#maxFrameChars && this.#oldest < change.revision) {
+      const old = this.#oldest % size;
+      this.#frameChars -= this.#frames[old]!.length;
+      this.#frames[old] = '';
+      this.#oldest++;
+    }
     return frame;
   }
 

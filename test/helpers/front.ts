@@ -3,8 +3,9 @@
  * on the same address, as a server that stops and starts again looks from the page: while it is
  * down the port refuses connections (`ECONNREFUSED`) and every open connection, event streams
  * included, is cut. While it refuses, it answers every new connection `503` with a JSON error
- * itself, as a load balancer in front of a stopped service does. The page's `Origin` and `Host`
- * both name the front, so the server's same-origin check holds through it.
+ * itself, as a load balancer in front of a stopped service does. The page's `Origin` names the
+ * front, which the server takes only as its `publicUrl` (`docs/protocol.md` §10.2): start the
+ * front first, with the server's port given once known, and the server with the front's URL.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -28,7 +29,9 @@ const REFUSAL =
   'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n' +
   `Content-Length: ${Buffer.byteLength(REFUSAL_BODY)}\r\nConnection: close\r\n\r\n${REFUSAL_BODY}`;
 
-export async function startFront(targetPort: number): Promise<TestFront> {
+/** `targetPort`: the server's port, or a function answering it when a connection comes. */
+export async function startFront(targetPort: number | (() => number)): Promise<TestFront> {
+  const target = typeof targetPort === 'number' ? () => targetPort : targetPort;
   const sockets = new Set<Socket>();
   let refusing = false;
   const track = (socket: Socket) => {
@@ -45,7 +48,7 @@ export async function startFront(targetPort: number): Promise<TestFront> {
       client.once('data', () => client.end(REFUSAL));
       return;
     }
-    const upstream = connect(targetPort, '127.0.0.1');
+    const upstream = connect(target(), '127.0.0.1');
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);

@@ -38,8 +38,8 @@ export type DeliveryAttempt = WebhookDeliveryAttempt;
 export type Delivery = WebhookDeliveryRecord;
 /** An API key as the keys list shows it (never its value). */
 export type { KeyView as ApiKeyView } from '../../state/admin-service.js';
-/** A change as the history lists it, and through which credential. */
-export type { Actor, HistoryEntry } from '../../state/model.js';
+/** A change as the history lists it (a field whole, or a large list's keys counted: §12.5), and by whom. */
+export type { Actor, HistoryChange, HistoryEntry } from '../../state/model.js';
 /** A segment as `/segments` answers it (`docs/protocol.md` §12.3). */
 export interface SegmentView {
   key: string;

@@ -52,6 +52,12 @@ export const MIGRATIONS: readonly string[] = [
      seen_at timestamptz NOT NULL DEFAULT now(),
      PRIMARY KEY (owner, scope)
    );`,
+  // Entries and snapshots as the JSON text written. `jsonb` reorders an object's keys (shortest
+  // first), and key order is data here (a flag's first variant is its default off variant and
+  // fallthrough): an instance reading an entry back must hold what its writer holds. Rows written
+  // before keep `jsonb`'s order, the same for every instance that reads them.
+  `ALTER TABLE flagwire_entries ALTER COLUMN ops TYPE json USING ops::json;
+   ALTER TABLE flagwire_snapshots ALTER COLUMN data TYPE json USING data::json;`,
 ];
 
 /** Any 64-bit number of our own: the advisory lock that serializes migrations. */

@@ -274,7 +274,7 @@ class PostgresStorage<Op> implements Storage<Op> {
       await client.query(
         `WITH entry AS (
            INSERT INTO flagwire_entries (scope, seq, ops)
-           SELECT $1, $2::bigint + t.i, t.o FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS t(o, i)
+           SELECT $1, $2::bigint + t.i, t.o FROM json_array_elements($3::json) WITH ORDINALITY AS t(o, i)
          ),
          counter AS (UPDATE flagwire_scopes SET seq = $4 WHERE scope = $1)
          SELECT pg_notify('${CHANNEL}', $5)`,

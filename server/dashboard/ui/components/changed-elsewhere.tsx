@@ -1,19 +1,21 @@
 /**
  * Says that what is being edited was changed elsewhere (the API, another tab, a teammate) since
- * the edit began, what that change was, and offers the two ways on: reload the saved version
- * (the edit is dropped) or keep editing (the edit goes on from the new version; the review
- * before saving shows everything it would change). Nothing is overwritten without a choice.
+ * the edit began, what that change was, and offers the ways on: merge (field by field, `MergeDialog`),
+ * reload the saved version (the edit is dropped) or keep editing (the edit goes on from the new
+ * version, taking what only it changed; the review before saving compares with it, so it lists
+ * everything saving would change, their keys removed included). Nothing is overwritten without a choice.
  */
 import type { FieldChange } from '../targeting/diff.js';
 
 interface Props {
   what: string;
   changes: readonly FieldChange[];
+  onMerge: () => void;
   onReload: () => void;
   onKeep: () => void;
 }
 
-export function ChangedElsewhere({ what, changes, onReload, onKeep }: Props) {
+export function ChangedElsewhere({ what, changes, onMerge, onReload, onKeep }: Props) {
   return (
     <div role="alert" class="changed-elsewhere">
       <p>
@@ -29,6 +31,9 @@ export function ChangedElsewhere({ what, changes, onReload, onKeep }: Props) {
         </ul>
       )}
       <div class="actions">
+        <button type="button" onClick={onMerge}>
+          Merge with my changes
+        </button>
         <button type="button" onClick={onReload}>
           Reload (drop my changes)
         </button>

@@ -19,6 +19,27 @@ interface Props {
   onClose: () => void;
 }
 
+/** Changes, each field named with its sentences. */
+export function ChangeList({ changes }: { changes: readonly FieldChange[] }) {
+  return (
+    <ul class="review">
+      {changes.map((c) => (
+        <li key={c.field}>
+          <strong>{c.name}</strong>
+          <ul>
+            {c.lines.map((line, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one change, in order
+              <li key={i}>
+                <bdi>{line}</bdi>
+              </li>
+            ))}
+          </ul>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 export function ReviewDialog({ title, changes, note, saveLabel, onSave, onClose }: Props) {
   const { busy, error, run } = useAction();
   const save = () =>
@@ -29,21 +50,7 @@ export function ReviewDialog({ title, changes, note, saveLabel, onSave, onClose 
   return (
     <Dialog title={title} onClose={onClose}>
       {note && <p class="hint">{note}</p>}
-      <ul class="review">
-        {changes.map((c) => (
-          <li key={c.field}>
-            <strong>{c.name}</strong>
-            <ul>
-              {c.lines.map((line, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: the lines of one change, in order
-                <li key={i}>
-                  <bdi>{line}</bdi>
-                </li>
-              ))}
-            </ul>
-          </li>
-        ))}
-      </ul>
+      <ChangeList changes={changes} />
       <ErrorText message={error} />
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={save}>

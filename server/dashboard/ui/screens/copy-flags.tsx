@@ -13,6 +13,7 @@ import { Dialog } from '../components/dialog.js';
 import { jsonish } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref } from '../route.js';
+import { countedChanges, isCounted } from '../targeting/diff.js';
 import type { EnvView, Flag } from '../types.js';
 import { useAction } from '../use-action.js';
 
@@ -234,7 +235,10 @@ function PreviewTable({ preview }: { preview: CopyPreview }) {
                     <ul class="changes">
                       {flag.changes.map((c) => (
                         <li key={c.field}>
-                          {c.field}: {jsonish(c.from)} → {jsonish(c.to)}
+                          {c.field}:{' '}
+                          {isCounted(c)
+                            ? countedChanges(c).join('; ')
+                            : `${jsonish(c.from)} → ${jsonish(c.to)}`}
                         </li>
                       ))}
                     </ul>

@@ -2,25 +2,25 @@
  * One flag in the table (a card on a phone): its switch, its rollout, its description, each
  * with what became of its last change right next to it, and its usage when the server keeps it.
  * Changes are shown at once and rolled back by the screen when the server does not take them
- * (`onPatch`).
+ * (`onPatch`); each names the flag as it was shown when the user began it (a toggle: at the
+ * click; the rollout: when the slider or the number was first moved; the description: when its
+ * editor opened), so a change made elsewhere meanwhile is not overwritten unseen.
  */
+import { useRef } from 'preact/hooks';
 import type { UpdateFlagInput } from '../../../../src/core/types.js';
 import { CellLabel } from '../components/bits.js';
 import { FeedbackNote, useFeedback } from '../components/feedback.js';
 import { LongText } from '../components/long-text.js';
 import { Switch } from '../components/switch.js';
 import { hereHref } from '../route.js';
-import type { Flag } from '../types.js';
 import type { FlagUsage } from '../usage/api.js';
 import { UsageCells } from '../usage/usage-cells.js';
 import { DescriptionEditor } from './description-editor.js';
+import type { ListedFlag, PatchOutcome } from './optimistic-patch.js';
 import { RolloutControl } from './rollout-control.js';
 
-/** What became of a change: saved, or why not (`network`: the server could not be reached). */
-export type PatchOutcome = { ok: true } | { ok: false; message: string; network: boolean };
-
 interface Props {
-  flag: Flag;
+  flag: ListedFlag;
   /** Its usage; `null` when the server has none for it yet, `undefined`: no usage columns. */
   usage: FlagUsage | null | undefined;
   /** The time "last evaluated" is measured against. */
@@ -28,7 +28,8 @@ interface Props {
   editing: boolean;
   onEdit: () => void;
   onStopEditing: () => void;
-  onPatch: (change: UpdateFlagInput) => Promise<PatchOutcome>;
+  /** `began`: the flag as shown when the change began. */
+  onPatch: (change: UpdateFlagInput, began: ListedFlag) => Promise<PatchOutcome>;
   onDelete: () => void;
 }
 
@@ -36,11 +37,14 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
   const { key } = flag;
   const toggled = useFeedback();
   const described = useFeedback();
+  /** The flag as shown when the rollout began to move, and when the description's editor opened. */
+  const rolloutFrom = useRef(flag);
+  const descriptionFrom = useRef(flag);
 
   const toggle = async (on: boolean) => {
     toggled.set(undefined);
     described.set(undefined);
-    const result = await onPatch({ enabled: on });
+    const result = await onPatch({ enabled: on }, flag);
     toggled.set(
       result.ok
         ? { kind: 'saved', text: `Saved: ${on ? 'on' : 'off'}` }
@@ -53,8 +57,14 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
   };
 
   const saveDescription = async (description: string | null) => {
-    const result = await onPatch({ description });
-    if (!result.ok) return result.message;
+    const result = await onPatch({ description }, descriptionFrom.current);
+    if (!result.ok) {
+      if (!result.current) return result.message;
+      // Saved elsewhere meanwhile: said, and a second save replaces it knowingly.
+      descriptionFrom.current = result.current;
+      const theirs = result.current.description;
+      return `it was changed elsewhere meanwhile, to ${theirs ? `“${theirs}”` : 'none'}. Save again to replace it with yours.`;
+    }
     onStopEditing();
     described.set({ kind: 'saved', text: 'Description saved' });
     return undefined;
@@ -87,7 +97,10 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
           <RolloutControl
             flagKey={key}
             value={flag.percentage}
-            onCommit={(percentage) => onPatch({ percentage })}
+            onStart={() => {
+              rolloutFrom.current = flag;
+            }}
+            onCommit={(percentage) => onPatch({ percentage }, rolloutFrom.current)}
           />
         ) : (
           '—'
@@ -114,6 +127,7 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
                 aria-label={`Edit description: ${key}`}
                 onClick={() => {
                   described.set(undefined);
+                  descriptionFrom.current = flag;
                   onEdit();
                 }}
               >

@@ -5,19 +5,18 @@
  * last 24 hours, why it is stale; filtered to stale flags, or to keys evaluated that are not flags.
  */
 import { useId, useState } from 'preact/hooks';
-import { api, envApi } from '../api.js';
+import { ApiError, api, CHANGED_ELSEWHERE, envApi, ifMatch } from '../api.js';
 import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
-import type { Flag } from '../types.js';
 import { type FlagUsage, usageRead } from '../usage/api.js';
 import { useNow } from '../usage/relative-time.js';
 import { UnknownKeys } from '../usage/unknown-keys.js';
 import { useAction } from '../use-action.js';
 import { FlagRow } from './flag-row.js';
 import { NewFlagForm } from './new-flag.js';
-import { useOptimisticPatch } from './optimistic-patch.js';
+import { type ListedFlag, useOptimisticPatch } from './optimistic-patch.js';
 
 type StateFilter = 'all' | 'on' | 'off';
 type UsageFilter = 'all' | 'stale' | 'unknown';
@@ -27,7 +26,7 @@ const NEW_FLAG_KEY_ID = 'new-flag-key';
 export function FlagsScreen({ project, env }: { project: string; env: string }) {
   const id = useId();
   const base = envApi(project, env, 'flags');
-  const flags = useResource(() => api<Flag[]>(base), base);
+  const flags = useResource(() => api<ListedFlag[]>(base), base);
   const usagePath = envApi(project, env, 'usage', 'flags');
   const usage = useResource(() => usageRead<FlagUsage[]>(usagePath), usagePath);
   const reload = () => {
@@ -40,7 +39,8 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   const [state, setState] = useState<StateFilter>('all');
   const [used, setUsed] = useState<UsageFilter>('all');
   const [editing, setEditing] = useState<string>();
-  const [deleting, setDeleting] = useState<string>();
+  /** The flag being deleted, as shown when its dialog opened. */
+  const [deleting, setDeleting] = useState<ListedFlag>();
   const patch = useOptimisticPatch(project, env, flags);
 
   const stopEditing = (key: string) => {
@@ -173,8 +173,8 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                     editing={editing === flag.key}
                     onEdit={() => setEditing(flag.key)}
                     onStopEditing={() => stopEditing(flag.key)}
-                    onPatch={(change) => patch(flag.key, change)}
-                    onDelete={() => setDeleting(flag.key)}
+                    onPatch={(change, began) => patch(flag.key, change, began)}
+                    onDelete={() => setDeleting(flag)}
                   />
                 ))}
               </tbody>
@@ -184,11 +184,13 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
       </Behind>
       {deleting !== undefined && (
         <DeleteFlagDialog
-          path={envApi(project, env, 'flags', deleting)}
-          flagKey={deleting}
+          path={envApi(project, env, 'flags', deleting.key)}
+          flagKey={deleting.key}
+          version={deleting.version}
           onClose={() => setDeleting(undefined)}
+          onMoved={reload}
           onDeleted={() => {
-            flags.mutate((l) => l.filter((f) => f.key !== deleting));
+            flags.mutate((l) => l.filter((f) => f.key !== deleting.key));
             setDeleting(undefined);
             reload();
           }}
@@ -198,16 +200,20 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   );
 }
 
-const byKey = (a: Flag, b: Flag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const byKey = (a: ListedFlag, b: ListedFlag) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 interface DeleteProps {
   path: string;
   flagKey: string;
+  /** The version shown: what is deleted (`If-Match`). */
+  version: number | undefined;
   onClose: () => void;
+  /** It was changed elsewhere meanwhile (`412`): not deleted. */
+  onMoved: () => void;
   onDeleted: () => void;
 }
 
-function DeleteFlagDialog({ path, flagKey, onClose, onDeleted }: DeleteProps) {
+function DeleteFlagDialog({ path, flagKey, version, onClose, onMoved, onDeleted }: DeleteProps) {
   const id = useId();
   const [typed, setTyped] = useState('');
   const { busy, error, run } = useAction();
@@ -215,7 +221,13 @@ function DeleteFlagDialog({ path, flagKey, onClose, onDeleted }: DeleteProps) {
     e.preventDefault();
     if (typed !== flagKey) return;
     await run(async () => {
-      await api(path, { method: 'DELETE' });
+      try {
+        await api(path, { method: 'DELETE', headers: ifMatch(version) });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 412)) throw err;
+        onMoved();
+        throw new Error(`Not deleted: ${CHANGED_ELSEWHERE}`);
+      }
       onDeleted();
     });
   };

@@ -3,7 +3,7 @@
  * (`segment:KEY` for a segment's). Targeting changes read as sentences (rules added, moved or
  * changed, keys added and removed: `targeting/diff.ts`), not as JSON. Values users wrote
  * (descriptions, key names) are isolated and shortened, each with a way to see it whole; on a
- * phone each change is a card.
+ * phone each change is a card. A large list's change comes counted, with a sample (§12.5).
  */
 import { useId } from 'preact/hooks';
 import { api, envApi } from '../api.js';
@@ -13,8 +13,8 @@ import { useEnvChanges } from '../events.js';
 import { actorText, dateTime, jsonish } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref, navigate } from '../route.js';
-import { FIELD_NAMES, fieldChanges } from '../targeting/diff.js';
-import type { Flag, HistoryEntry } from '../types.js';
+import { countedChanges, FIELD_NAMES, fieldChanges, isCounted } from '../targeting/diff.js';
+import type { Flag, HistoryChange, HistoryEntry } from '../types.js';
 
 interface Props {
   project: string;
@@ -140,12 +140,17 @@ const isEmpty = (v: unknown): boolean =>
   v === undefined ||
   (Array.isArray(v) ? v.length === 0 : typeof v === 'object' && Object.keys(v).length === 0);
 
-/** One field's change: targeting in sentences (`targeting/diff.ts`), anything else `old → new`. */
-function Change({ change: c, entry }: { change: HistoryEntry['changes'][number]; entry: string }) {
-  if (IN_WORDS.has(c.field)) {
-    const lines = fieldChanges(c.field, c.from, c.to, entry.startsWith('segment:'));
+/**
+ * One field's change: targeting in sentences (`targeting/diff.ts`), a large list's keys counted
+ * with the server's sample (`docs/protocol.md` §12.5), anything else `old → new`.
+ */
+function Change({ change: c, entry }: { change: HistoryChange; entry: string }) {
+  if (isCounted(c) || IN_WORDS.has(c.field)) {
+    const lines = isCounted(c)
+      ? countedChanges(c)
+      : fieldChanges(c.field, c.from, c.to, entry.startsWith('segment:'));
     // A list created empty is no change to speak of; one only reordered says so.
-    if (lines.length === 0 && isEmpty(c.from) && isEmpty(c.to)) return null;
+    if (lines.length === 0 && !isCounted(c) && isEmpty(c.from) && isEmpty(c.to)) return null;
     if (lines.length === 0) lines.push('reordered');
     return (
       <li class="in-words">

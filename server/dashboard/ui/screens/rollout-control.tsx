@@ -4,10 +4,11 @@
  * when the slider is let go (`change`), keyboard steps on either input when the keys have been
  * still for a moment or the focus leaves, a typed number on Enter or when it loses focus. A
  * number out of range stays as typed, explained next to it, until corrected or Escape.
+ * `onStart` says when a change begins (the first move since the last one was sent or dropped).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { FeedbackNote, useFeedback } from '../components/feedback.js';
-import type { PatchOutcome } from './flag-row.js';
+import type { PatchOutcome } from './optimistic-patch.js';
 
 /** Quiet time after the last key before keyboard steps are sent. */
 const KEYS_SETTLE_MS = 700;
@@ -28,10 +29,11 @@ const validPercent = (text: string) => /^\d{1,3}$/.test(text.trim()) && Number(t
 interface Props {
   flagKey: string;
   value: number;
+  onStart: () => void;
   onCommit: (n: number) => Promise<PatchOutcome>;
 }
 
-export function RolloutControl({ flagKey, value, onCommit }: Props) {
+export function RolloutControl({ flagKey, value, onStart, onCommit }: Props) {
   const [draft, setDraft] = useState<string | null>(null);
   const [invalid, setInvalid] = useState(false);
   const feedback = useFeedback();
@@ -40,12 +42,18 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
   const keyed = useRef(false);
   const timer = useRef<ReturnType<typeof setTimeout>>();
   const pending = useRef<string | null>(null);
+  const started = useRef(false);
+  const start = () => {
+    if (!started.current) onStart();
+    started.current = true;
+  };
   // biome-ignore lint/correctness/useExhaustiveDependencies: a new value from the server clears what was sent
   useEffect(() => {
     sent.current = null;
   }, [value]);
 
   const commit = async (text: string) => {
+    started.current = false;
     clearTimeout(timer.current);
     pending.current = null;
     keyed.current = false;
@@ -75,7 +83,8 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
         : {
             kind: 'error',
             network: result.network,
-            text: `Not saved: ${result.message} Back to ${value}\u00a0%.`,
+            // Changed elsewhere: the list shows their value by now.
+            text: `Not saved: ${result.message}${result.current ? '' : ` Back to ${value}\u00a0%.`}`,
           },
     );
   };
@@ -126,6 +135,7 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
           onKeyUp={onKeyUp}
           onBlur={onBlur}
           onInput={(e) => {
+            start();
             setDraft(e.currentTarget.value);
             setInvalid(false);
           }}
@@ -141,11 +151,15 @@ export function RolloutControl({ flagKey, value, onCommit }: Props) {
           aria-invalid={invalid ? 'true' : undefined}
           aria-describedby={feedback.describedBy}
           value={shown}
-          onInput={(e) => setDraft(e.currentTarget.value)}
+          onInput={(e) => {
+            start();
+            setDraft(e.currentTarget.value);
+          }}
           onKeyDown={(e) => {
             onKeyDown(e);
             if (e.key === 'Enter') commit(e.currentTarget.value);
             if (e.key === 'Escape') {
+              started.current = false;
               clearTimeout(timer.current);
               pending.current = null;
               setDraft(null);

@@ -1,11 +1,13 @@
 /**
  * What changed in a targeting field, as sentences (`docs/protocol.md` §12.5: the history holds
- * each changed field whole, old and new): rules matched by id (added, removed, moved, their
- * conditions or what they serve changed), keys added and removed per variant or segment list,
- * prerequisites, variants, serves. The review before saving and the history page both say
- * changes with it, never as a JSON blob.
+ * each changed field whole, old and new, except a large list of keys, held as the keys added
+ * and removed, counted, with a sample: `countedChanges`): rules matched by id (added, removed,
+ * moved, their conditions or what they serve changed), keys added and removed per variant or
+ * segment list, prerequisites, variants, serves. The review before saving and the history page
+ * both say changes with it, never as a JSON blob.
  */
 import type { Clause, Prerequisite, Rule, Serve, Target } from '../../../../src/core/targeting/types.js';
+import type { HistoryChange } from '../types.js';
 import { anyOf, conditionText, ruleText, serveText, valueText } from './words.js';
 
 type SegmentRule = { clauses: Clause[] };
@@ -26,12 +28,36 @@ function canonical(value: unknown): string {
 export const same = (a: unknown, b: unknown): boolean => a === b || canonical(a) === canonical(b);
 const asList = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
-/** "3 keys: ann, bob and carl" / "5,000 keys: ann, bob, … and 4,997 more". */
-export function keysText(keys: readonly string[], max = 5): string {
-  const count = `${keys.length.toLocaleString()} ${keys.length === 1 ? 'key' : 'keys'}`;
+/**
+ * "3 keys: ann, bob and carl" / "5,000 keys: ann, bob, … and 4,997 more"; `total` when `keys` is
+ * a sample of more (the history's counted form).
+ */
+export function keysText(keys: readonly string[], max = 5, total = keys.length): string {
+  const count = `${total.toLocaleString()} ${total === 1 ? 'key' : 'keys'}`;
   const shown = keys.slice(0, max);
-  const more = keys.length - shown.length;
+  const more = total - shown.length;
   return `${count}: ${more > 0 ? `${shown.join(', ')} and ${more.toLocaleString()} more` : anyOf(shown, 'and')}`;
+}
+
+/** A change the history counted (§12.5): keys added and removed, with a sample of each. */
+export type CountedChange = Extract<HistoryChange, { addedCount: number }>;
+
+/** Whether the history recorded this change counted rather than whole. */
+export const isCounted = (change: HistoryChange): change is CountedChange =>
+  typeof (change as CountedChange).addedCount === 'number';
+
+/**
+ * A counted change in sentences: "added 50,000 keys: a, b, … and 49,980 more", "removed 5 keys:
+ * …"; a target's keys say their variant ("ann (on)"). Every key of the sample is shown.
+ */
+export function countedChanges(change: CountedChange): string[] {
+  const text = (item: CountedChange['added'][number]) =>
+    typeof item === 'string' ? item : `${item.key} (${item.variant})`;
+  const out: string[] = [];
+  const { added, removed, addedCount, removedCount } = change;
+  if (addedCount > 0) out.push(`added ${keysText(added.map(text), added.length, addedCount)}`);
+  if (removedCount > 0) out.push(`removed ${keysText(removed.map(text), removed.length, removedCount)}`);
+  return out;
 }
 
 /** Keys added and removed between two lists. */

@@ -2,8 +2,10 @@
  * `#/env/P/E/flags/KEY`: one flag's targeting, edited the way it is evaluated
  * (`docs/protocol.md` §12.4): on/off, variants and the off variant, prerequisites, individual
  * targets, ordered rules, the default rule; "who gets what" for any user, saved and edited side
- * by side. Nothing is sent until "Review and save" has shown, in sentences, what would change;
- * a change made elsewhere meanwhile is announced, never overwritten silently (`useLiveEdit`).
+ * by side. Nothing is sent until "Review and save" has shown, in sentences, what would change
+ * against the flag as the page last heard of it; a save names that version (`If-Match`), so a
+ * change made elsewhere meanwhile is never overwritten silently: announced (`useLiveEdit`) or
+ * refused (`412`), it is merged field by field first (`MergeDialog`).
  * Below, its usage: what SDKs evaluated, over time (`./usage-section.tsx`).
  */
 import { useState } from 'preact/hooks';
@@ -11,6 +13,7 @@ import { ApiError, api, envApi, messageOf } from '../../api.js';
 import { ErrorText } from '../../components/bits.js';
 import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { useFeedback } from '../../components/feedback.js';
+import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
 import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
@@ -44,6 +47,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
     segments.reload();
   });
   const [reviewing, setReviewing] = useState(false);
+  const [merging, setMerging] = useState(false);
   const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
   const [match, setMatch] = useState<{ rule: number | undefined; user: string }>();
   const saved = useFeedback();
@@ -67,15 +71,15 @@ export function FlagPage({ project, env, flagKey }: Props) {
   const fields = DRAFT_FIELDS as unknown as string[];
   const changes = changesBetween(savedDraft as never, draft as never, fields);
   const save = async (): Promise<string | undefined> => {
-    live.setSaving(true);
     try {
-      const after = await api<Flag>(envApi(project, env, 'flags', flagKey), {
-        method: 'PATCH',
-        body: patchOf(savedDraft, draft),
-      });
-      live.onSaved(after);
-      setRefusal(undefined);
+      const done = await live.save(patchOf(savedDraft, draft));
       setReviewing(false);
+      if (!done) {
+        // Saved elsewhere since: nothing was written; merged first, then reviewed again.
+        setMerging(true);
+        return undefined;
+      }
+      setRefusal(undefined);
       saved.set({
         kind: 'saved',
         text: `Saved: ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}.`,
@@ -95,8 +99,6 @@ export function FlagPage({ project, env, flagKey }: Props) {
         return undefined;
       }
       return messageOf(err);
-    } finally {
-      live.setSaving(false);
     }
   };
   const marks = new Map<number, string>();
@@ -115,12 +117,13 @@ export function FlagPage({ project, env, flagKey }: Props) {
       {live.elsewhere && (
         <ChangedElsewhere
           what={`Flag ${flag.key}`}
-          changes={changesBetween(savedDraft as never, draftOf(live.elsewhere) as never, fields)}
+          changes={changesBetween(savedDraft as never, draftOf(live.elsewhere.value) as never, fields)}
+          onMerge={() => setMerging(true)}
           onReload={() => {
             live.reload();
             setRefusal(undefined);
           }}
-          onKeep={live.keep}
+          onKeep={() => live.merge(() => 'yours')}
         />
       )}
       <div aria-hidden={reviewing ? 'true' : undefined}>
@@ -149,7 +152,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
         <SaveBar
           changes={changes.length}
           dirty={live.dirty}
-          onReview={() => setReviewing(true)}
+          onReview={() => (live.elsewhere ? setMerging(true) : setReviewing(true))}
           onDiscard={() => {
             live.discard();
             setRefusal(undefined);
@@ -157,6 +160,21 @@ export function FlagPage({ project, env, flagKey }: Props) {
           saved={saved}
         />
       </div>
+      {merging && (
+        <MergeDialog
+          what={`Flag ${flag.key}`}
+          live={live}
+          toDraft={draftOf}
+          fields={fields}
+          onClose={() => setMerging(false)}
+          onMerged={(left) => {
+            setMerging(false);
+            setRefusal(undefined);
+            if (left) setReviewing(true);
+            else saved.set({ kind: 'saved', text: NOTHING_LEFT });
+          }}
+        />
+      )}
       {reviewing && (
         <ReviewDialog
           title={`Save changes to ${flag.key}?`}

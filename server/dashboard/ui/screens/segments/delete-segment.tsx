@@ -1,10 +1,11 @@
 /**
- * Deleting a segment: asked first; refused by the server while a flag's rules name it
- * (`409 CONFLICT`, `docs/protocol.md` §12.3), and then the refusal is shown with a link to each
- * flag it names, so the user can go and take the segment out of their rules.
+ * Deleting a segment: asked first, made against the version the page shows (`If-Match`: one
+ * changed elsewhere meanwhile is refused `412` and not deleted); refused by the server while a
+ * flag's rules name it (`409 CONFLICT`, `docs/protocol.md` §12.3), and then the refusal is shown
+ * with a link to each flag it names, so the user can go and take the segment out of their rules.
  */
 import { useState } from 'preact/hooks';
-import { ApiError, api, envApi, messageOf } from '../../api.js';
+import { ApiError, api, CHANGED_ELSEWHERE, envApi, ifMatch, messageOf } from '../../api.js';
 import { Dialog } from '../../components/dialog.js';
 import { envHref, navigate } from '../../route.js';
 
@@ -18,11 +19,13 @@ interface Props {
   project: string;
   env: string;
   segmentKey: string;
+  /** The version shown: what is deleted. */
+  version: number | undefined;
   /** Whether the page follows changes to the segment: not while it is being deleted from here. */
   follow: (on: boolean) => void;
 }
 
-export function DeleteSegment({ project, env, segmentKey, follow }: Props) {
+export function DeleteSegment({ project, env, segmentKey, version, follow }: Props) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<{ message: string; flags: string[] }>();
@@ -31,12 +34,16 @@ export function DeleteSegment({ project, env, segmentKey, follow }: Props) {
     // Its own deletion is no change to reload the segment for (it would be a 404).
     follow(false);
     try {
-      await api(envApi(project, env, 'segments', segmentKey), { method: 'DELETE' });
+      await api(envApi(project, env, 'segments', segmentKey), {
+        method: 'DELETE',
+        headers: ifMatch(version),
+      });
       navigate(envHref(project, env, 'segments'));
     } catch (err) {
       follow(true);
       const flags = err instanceof ApiError && err.status === 409 ? flagsNamed(err.message) : [];
-      setRefusal({ message: messageOf(err), flags });
+      const moved = err instanceof ApiError && err.status === 412;
+      setRefusal({ message: moved ? CHANGED_ELSEWHERE : messageOf(err), flags });
     } finally {
       setBusy(false);
     }

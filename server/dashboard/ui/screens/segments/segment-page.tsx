@@ -2,7 +2,8 @@
  * `#/env/P/E/segments/KEY`: one segment (`docs/protocol.md` §12.3): its description, the users
  * it includes and excludes by key (counted, searchable, pasted by the thousand), its rules (the
  * flag page's rule builder, without "is in segment"), the flags that use it; saved after a
- * review of what changes, never over a change made elsewhere without a choice. Deleting a
+ * review of what changes, against the version it was edited from (`If-Match`): a change made
+ * elsewhere is merged field by field first (`MergeDialog`), never overwritten. Deleting a
  * segment in use is refused by the server, and the page names and links the flags.
  */
 import { useId, useState } from 'preact/hooks';
@@ -13,6 +14,7 @@ import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { CharCount, overBy } from '../../components/char-count.js';
 import { ChipsInput } from '../../components/chips-input.js';
 import { useFeedback } from '../../components/feedback.js';
+import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
 import { emptyClause, RulesEditor } from '../../components/rules-editor.js';
 import { SaveBar } from '../../components/save-bar.js';
@@ -61,6 +63,7 @@ export function SegmentPage({
   const flags = useResource(() => api<Flag[]>(flagsPath), flagsPath);
   useEnvChanges(envId, flags.reload);
   const [reviewing, setReviewing] = useState(false);
+  const [merging, setMerging] = useState(false);
   const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
   const saved = useFeedback();
   const { saved: segment, draft, setDraft } = live;
@@ -92,11 +95,15 @@ export function SegmentPage({
     const body: Record<string, unknown> = {};
     for (const c of changes)
       body[c.field] = c.field === 'description' ? draft.description || null : draft[c.field as keyof Draft];
-    live.setSaving(true);
     try {
-      live.onSaved(await api<SegmentView>(path, { method: 'PATCH', body }));
-      setRefusal(undefined);
+      const done = await live.save(body);
       setReviewing(false);
+      if (!done) {
+        // Saved elsewhere since: nothing was written; merged first, then reviewed again.
+        setMerging(true);
+        return undefined;
+      }
+      setRefusal(undefined);
       saved.set({
         kind: 'saved',
         text: `Saved: ${changes.length} ${changes.length === 1 ? 'change' : 'changes'}.`,
@@ -113,8 +120,6 @@ export function SegmentPage({
         text: `Not saved: ${messageOf(err)} It is shown where it applies.`,
       });
       return undefined;
-    } finally {
-      live.setSaving(false);
     }
   };
 
@@ -130,9 +135,10 @@ export function SegmentPage({
       {live.elsewhere && (
         <ChangedElsewhere
           what={`Segment ${segment.key}`}
-          changes={changesBetween(before as never, draftOf(live.elsewhere) as never, FIELDS, true)}
+          changes={changesBetween(before as never, draftOf(live.elsewhere.value) as never, FIELDS, true)}
+          onMerge={() => setMerging(true)}
           onReload={live.reload}
-          onKeep={live.keep}
+          onKeep={() => live.merge(() => 'yours')}
         />
       )}
       <div aria-hidden={reviewing ? 'true' : undefined}>
@@ -204,6 +210,7 @@ export function SegmentPage({
             project={project}
             env={env}
             segmentKey={segment.key}
+            version={live.version}
             follow={(on) => live.hold(!on)}
           />
         </Section>
@@ -211,7 +218,7 @@ export function SegmentPage({
           changes={changes.length}
           dirty={live.dirty}
           blocked={overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
-          onReview={() => setReviewing(true)}
+          onReview={() => (live.elsewhere ? setMerging(true) : setReviewing(true))}
           onDiscard={() => {
             live.discard();
             setRefusal(undefined);
@@ -219,6 +226,22 @@ export function SegmentPage({
           saved={saved}
         />
       </div>
+      {merging && (
+        <MergeDialog
+          what={`Segment ${segment.key}`}
+          live={live}
+          toDraft={draftOf}
+          fields={FIELDS}
+          segment
+          onClose={() => setMerging(false)}
+          onMerged={(left) => {
+            setMerging(false);
+            setRefusal(undefined);
+            if (left) setReviewing(true);
+            else saved.set({ kind: 'saved', text: NOTHING_LEFT });
+          }}
+        />
+      )}
       {reviewing && (
         <ReviewDialog
           title={`Save changes to ${segment.key}?`}
