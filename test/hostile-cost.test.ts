@@ -244,3 +244,45 @@ describe('one decision per segment and prerequisite in an evaluation (§12.10)',
     expect(reads).toBe(1);
   });
 });
+
+describe('an environment cost budget (§12.10)', () => {
+  it('flags that together would cost more than one bulk evaluation may are refused, naming the total', async () => {
+    const own = await startTestServer({ memory: true, config: undefined });
+    try {
+      // Each flag one near-budget pattern (about 9,700 units) and a few hundred bytes: the
+      // environment's cost budget (10,000,000) binds long before its byte limit.
+      const body = (i: number) => ({
+        key: `pattern-${i}`,
+        type: 'boolean',
+        rules: [
+          {
+            clauses: [{ attribute: 'name', op: 'matches', values: ['[a-z]{1,28}x'] }],
+            serve: { variant: 'on' },
+          },
+        ],
+      });
+      let refusedAt = -1;
+      for (let i = 0; i < 1100 && refusedAt < 0; i++) {
+        const res = await own.api('POST', '/flags', body(i));
+        if (res.status === 201) continue;
+        await refused(
+          res,
+          /^the environment's flags would cost [\d,]+ units together \(one bulk evaluation\), more than the budget of 10,000,000/,
+        );
+        refusedAt = i;
+      }
+      expect(refusedAt).toBeGreaterThan(1000);
+      expect(refusedAt).toBeLessThan(1100);
+      // The environment keeps serving, in bulk too.
+      const bulk = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${own.fullKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ context: { targetingKey: 'u', name: 'bob' } }),
+      });
+      expect(bulk.status).toBe(200);
+      expect(((await bulk.json()) as { flags: unknown[] }).flags).toHaveLength(refusedAt);
+    } finally {
+      await own.close();
+    }
+  });
+});

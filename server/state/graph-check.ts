@@ -16,6 +16,12 @@ import type { Environment, StoredFlag, StoredSegment } from './model.js';
 /** The most a flag may cost per evaluation, in the model's units (about 5 ns each). */
 export const COST_BUDGET = 10_000;
 
+/**
+ * The most an environment's flags may cost together: one bulk evaluation (OFREP) of all of them,
+ * about 50 ms for an ordinary context.
+ */
+export const ENVIRONMENT_COST_BUDGET = 10_000_000;
+
 const patternSizes = new Map<string, number>();
 
 /** A pattern's program size in instructions, remembered for the patterns seen last. */
@@ -103,6 +109,18 @@ export function checkFlagGraph(env: Environment, flag: StoredFlag): void {
   check(graph, affected, flag.key, (key) =>
     key === flag.key ? (flag.prerequisites?.length ? 'prerequisites' : 'rules') : 'prerequisites',
   );
+  checkEnvironment(env, graph, env.flags.has(flag.key) ? [] : [flag.key]);
+}
+
+/** Refuses a write that would make every flag of the environment cost more together than its budget. */
+function checkEnvironment(env: Environment, graph: ReturnType<typeof graphOf>, added: readonly string[]): void {
+  const segmentCosts = new Map<string, number>();
+  let total = 0;
+  for (const key of [...env.flags.keys(), ...added]) total += flagCost(key, graph, patternSize, segmentCosts);
+  if (total > ENVIRONMENT_COST_BUDGET)
+    throw validationError(
+      `the environment's flags would cost ${formatted(total)} units together (one bulk evaluation), more than the budget of ${formatted(ENVIRONMENT_COST_BUDGET)} (docs/protocol.md §12.10); simplify or delete flags first`,
+    );
 }
 
 /** Refuses the write of `segment` when a flag that uses it (or depends on one that does) would cost too much. */
@@ -116,6 +134,7 @@ export function checkSegmentGraph(env: Environment, segment: StoredSegment): voi
   if (users.length === 0) return;
   const graph = graphOf(env, undefined, segment);
   check(graph, withDependents(users, dependentsIndex(env, undefined)), undefined, () => 'rules');
+  checkEnvironment(env, graph, []);
 }
 
 function check(

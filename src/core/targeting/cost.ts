@@ -119,6 +119,19 @@ export function flagOwnCost(flag: CostSource, patternSize: PatternSize, segments
   return cost + (flag.prerequisites?.length ?? 0) * COST_UNITS.step;
 }
 
+/**
+ * Own costs by flag object: a stored flag never changes in place (a write makes a new one), so
+ * its own cost is computed once (the server checks every flag of an environment on each write).
+ */
+const ownCosts = new WeakMap<CostSource, { cost: number; segments: readonly string[] }>();
+
+function remember(flag: CostSource, patternSize: PatternSize): { cost: number; segments: readonly string[] } {
+  const segments = new Set<string>();
+  const own = { cost: flagOwnCost(flag, patternSize, segments), segments: [...segments] };
+  ownCosts.set(flag, own);
+  return own;
+}
+
 /** A segment's cost: its key lookups and its rules (a segment names no segment). */
 export function segmentCost(segment: Pick<Segment, 'rules'>, patternSize: PatternSize): number {
   let cost = COST_UNITS.step;
@@ -144,7 +157,9 @@ export function flagCost(
   for (const current of flags) {
     const flag = graph.flag(current);
     if (!flag) continue;
-    cost += flagOwnCost(flag, patternSize, segments);
+    const own = ownCosts.get(flag) ?? remember(flag, patternSize);
+    cost += own.cost;
+    for (const s of own.segments) segments.add(s);
     for (const p of flag.prerequisites ?? []) flags.add(p.flag);
   }
   for (const s of segments) {
