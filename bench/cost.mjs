@@ -54,7 +54,8 @@ const TARGET_BULK_MS = 50;
 /** The model's budget, and what a unit is meant to take. */
 const BUDGET_UNITS = 10_000;
 const NS_PER_UNIT = 5;
-const BULK_FLAGS = 100;
+/** Near-budget flags in the bulk environment (`FLAGWIRE_BENCH_COST_BULK_FLAGS`; 500 is an environment at its cost budget). */
+const BULK_FLAGS = knob('FLAGWIRE_BENCH_COST_BULK_FLAGS', 100);
 const SEGMENT_KEYS = 50_000;
 /** A bulk answer slower than this is taken once (its warm-up). */
 const LONG_MS = 5000;

@@ -250,7 +250,7 @@ describe('an environment cost budget (§12.10)', () => {
     const own = await startTestServer({ memory: true, config: undefined });
     try {
       // Each flag one near-budget pattern (about 9,700 units) and a few hundred bytes: the
-      // environment's cost budget (10,000,000) binds long before its byte limit.
+      // environment's cost budget (5,000,000) binds long before its byte limit.
       const body = (i: number) => ({
         key: `pattern-${i}`,
         type: 'boolean',
@@ -262,17 +262,17 @@ describe('an environment cost budget (§12.10)', () => {
         ],
       });
       let refusedAt = -1;
-      for (let i = 0; i < 1100 && refusedAt < 0; i++) {
+      for (let i = 0; i < 600 && refusedAt < 0; i++) {
         const res = await own.api('POST', '/flags', body(i));
         if (res.status === 201) continue;
         await refused(
           res,
-          /^the environment's flags would cost [\d,]+ units together \(one bulk evaluation\), more than the budget of 10,000,000/,
+          /^the environment's flags would cost [\d,]+ units together \(one bulk evaluation\), more than the budget of 5,000,000/,
         );
         refusedAt = i;
       }
-      expect(refusedAt).toBeGreaterThan(1000);
-      expect(refusedAt).toBeLessThan(1100);
+      expect(refusedAt).toBeGreaterThan(500);
+      expect(refusedAt).toBeLessThan(600);
       // The environment keeps serving, in bulk too.
       const bulk = await fetch(`${own.server.url}/ofrep/v1/evaluate/flags`, {
         method: 'POST',
