@@ -70,6 +70,13 @@ describe('evaluation contexts, single and bulk alike (§11.2)', () => {
       () => ({ targetingKey: 'u', tags: Array.from({ length: 15 }, () => 'a'.repeat(65_536)) }),
     ],
     ['an array of 1,000 items', () => ({ targetingKey: 'u', tags: Array.from({ length: 1000 }, () => 'a') })],
+    [
+      '40 KiB of texts each within the bounds',
+      () => ({
+        targetingKey: 'u',
+        ...Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`t${i}`, 'a'.repeat(4000)])),
+      }),
+    ],
   ];
   for (const [name, make] of cases) {
     it(`a context with ${name} is refused 400 INVALID_CONTEXT, single and bulk`, async () => {

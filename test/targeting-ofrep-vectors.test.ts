@@ -8,7 +8,7 @@
  * §3.4, e.g. a 64 KiB attribute) must be refused `INVALID_CONTEXT` instead.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONTEXT_BOUNDS, jsonProblem } from '../src/core/json-limits.js';
+import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../src/core/json-limits.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { loadVectors, VECTOR_FILES, type VectorCase, type VectorFile } from './helpers/targeting-vectors.js';
 
@@ -64,7 +64,11 @@ describe('targeting vectors through OFREP', () => {
           body: JSON.stringify({ context: contextOf(c.user) }),
         });
         const got = (await res.json()) as Record<string, unknown>;
-        if (jsonProblem(contextOf(c.user), CONTEXT_BOUNDS) !== undefined) {
+        const context = contextOf(c.user);
+        const outside =
+          jsonProblem(context, CONTEXT_BOUNDS) !== undefined ||
+          Buffer.byteLength(JSON.stringify(context)) > CONTEXT_BYTES;
+        if (outside) {
           expect(got, c.why).toMatchObject({ errorCode: 'INVALID_CONTEXT' });
           continue;
         }

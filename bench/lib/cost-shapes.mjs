@@ -277,8 +277,8 @@ const READ = [
 ];
 
 /**
- * A context at the bounds of `CONTEXT_BOUNDS` (1,000 properties and items in all, texts of 4,096
- * characters, arrays of 50 items) within the 1 MiB body. `scalars`: the user agent and the
+ * A context at the bounds of `CONTEXT_BOUNDS` and `CONTEXT_BYTES` (32 KiB; 1,000 properties and items, texts of 4,096
+ * characters, arrays of 50 items). `scalars`: the user agent and the
  * campaign as 4,096-character texts of the same kind (repeated), the rest of the 1,000 properties
  * filler texts as long as the body allows. `arrays`: every attribute the shapes read an array of
  * 50 items whose last is the user's value (the 49 before it fail each clause), the texts among
@@ -286,7 +286,7 @@ const READ = [
  */
 export function boundsContext(
   kind,
-  { entries = 1000, text = 4096, items = 50, bodyBytes = 1_000_000 } = {},
+  { entries = 1000, text = 4096, items = 50, bodyBytes = 32 * 1024 - 64 } = {},
 ) {
   const base = smallContext(42);
   const long = (s) => s.repeat(Math.ceil(text / s.length)).slice(0, text);

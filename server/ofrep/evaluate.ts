@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { evaluateDetail } from '../../src/core/evaluate.js';
-import { CONTEXT_BOUNDS, jsonProblem } from '../../src/core/json-limits.js';
+import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
 import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
 import { evaluateVariant, OUTCOME } from '../../src/core/targeting/evaluate.js';
@@ -51,7 +51,11 @@ export function parseContext(body: unknown): OfrepContext {
     throw new OfrepError(400, 'INVALID_CONTEXT', '"targetingKey" must be a string');
   }
   // One rule for single and bulk evaluation (§11.2): a context past its bounds is refused whole.
-  const problem = jsonProblem(context, CONTEXT_BOUNDS);
+  const problem =
+    jsonProblem(context, CONTEXT_BOUNDS) ??
+    (Buffer.byteLength(JSON.stringify(context)) > CONTEXT_BYTES
+      ? `it is larger than ${CONTEXT_BYTES} bytes of JSON`
+      : undefined);
   if (problem) throw new OfrepError(400, 'INVALID_CONTEXT', `the context is refused: ${problem}`);
   const targetingKey = typeof key === 'string' && key !== '' ? key : undefined;
   return { raw: context, targetingKey, user: { ...context, key: targetingKey } };

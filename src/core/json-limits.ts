@@ -48,3 +48,6 @@ export const VARIANT_BOUNDS: JsonBounds = { depth: 32, entries: 10_000, text: 32
 
 /** An evaluation context sent to the server (OFREP, single and bulk alike; §11.2). */
 export const CONTEXT_BOUNDS: JsonBounds = { depth: 32, entries: 1000, text: 4096, items: 50 };
+
+/** Bytes of an evaluation context's JSON (UTF-8), all of it (§3.4). */
+export const CONTEXT_BYTES = 32 * 1024;
