@@ -289,7 +289,9 @@ export function boundsContext(
   { entries = 1000, text = 4096, items = 50, bodyBytes = 32 * 1024 - 64 } = {},
 ) {
   const base = smallContext(42);
-  const long = (s) => s.repeat(Math.ceil(text / s.length)).slice(0, text);
+  // In arrays, the long texts share the body: as long as 32 KiB allows for two arrays of them.
+  const length = kind === 'scalars' ? text : Math.min(text, Math.floor((bodyBytes * 0.6) / (2 * items)) - 8);
+  const long = (s) => s.repeat(Math.ceil(length / s.length)).slice(0, length);
   const context = { ...base };
   if (kind === 'scalars') {
     context.userAgent = long(USER_AGENT);
@@ -302,7 +304,7 @@ export function boundsContext(
       // alike up to their last 4 characters (digits: no letter run grows there).
       const other = (k) =>
         name === 'userAgent' || name === 'utmCampaign'
-          ? `${long(mine).slice(0, text - 4)}${digits(k)}`
+          ? `${long(mine).slice(0, length - 4)}${digits(k)}`
           : name === 'appVersion'
             ? `4.${k}.0`
             : name === 'ip'
@@ -321,5 +323,8 @@ export function boundsContext(
   const each = Math.min(text, Math.floor((bodyBytes - size) / Math.max(fillers, 1)) - 16);
   for (let i = 0; i < fillers; i++)
     context[`attr${String(i).padStart(3, '0')}`] = 'f'.repeat(Math.max(each, 1));
+  // Fillers of one character may still pass the bytes: as many as fit.
+  for (let i = fillers - 1; i >= 0 && Buffer.byteLength(JSON.stringify(context)) > bodyBytes; i--)
+    delete context[`attr${String(i).padStart(3, '0')}`];
   return context;
 }
