@@ -38,6 +38,15 @@ const USAGE = `Usage: flagwire-server [options]
                            https://flags.example.com behind a proxy (default:
                            FLAGWIRE_PUBLIC_URL, else the address it listens on): the only
                            Origin the dashboard takes sign-ins and changes from
+  --headers-timeout SECONDS
+                           time a client has to send a request's headers (default 20);
+                           then 408 and the connection closed
+  --request-timeout SECONDS
+                           time a client has to send a whole request, body included
+                           (default 30; at least --headers-timeout)
+  --max-connections N      open connections (default: the open-file limit less 256); at
+                           the bound the oldest slow one makes way, and when all are busy
+                           a newcomer gets 503 (docs/protocol.md §4.1)
   --no-dashboard           serve no dashboard at / and no admin API
   --no-usage               take no usage reports and keep no usage (docs/protocol.md §13)
   -h, --help               show this help`;
@@ -75,6 +84,9 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'webhook-targets': { type: 'string' },
       'admin-token': { type: 'string' },
       'public-url': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'max-connections': { type: 'string' },
       'no-dashboard': { type: 'boolean' },
       'no-usage': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -125,6 +137,19 @@ function parse(argv: string[]): StartServerOptions | undefined {
       throw new UsageError(`invalid --webhook-targets ${JSON.stringify(targets)}: "any" or "public"`);
     options.webhookTargets = targets;
   }
+  const seconds = (n: number) => Number.isFinite(n) && n > 0;
+  const headersTimeout = number('headers-timeout', values['headers-timeout'], seconds);
+  if (headersTimeout !== undefined) options.headersTimeoutMs = headersTimeout * 1000;
+  const requestTimeout = number('request-timeout', values['request-timeout'], seconds);
+  if (requestTimeout !== undefined) options.requestTimeoutMs = requestTimeout * 1000;
+  if ((requestTimeout ?? 30) < (headersTimeout ?? 20))
+    throw new UsageError('--request-timeout must be at least --headers-timeout');
+  const connections = number(
+    'max-connections',
+    values['max-connections'],
+    (n) => Number.isInteger(n) && n > 0,
+  );
+  if (connections !== undefined) options.maxConnections = connections;
   if (values['no-dashboard']) options.dashboard = false;
   if (values['no-usage']) options.usage = false;
   const adminToken = values['admin-token'] ?? (process.env.FLAGWIRE_ADMIN_TOKEN || undefined);

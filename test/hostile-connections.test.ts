@@ -223,3 +223,50 @@ describe('an answer before the body closes the connection (§4)', () => {
     expect(text.match(/HTTP\/1\.1/g)).toHaveLength(1);
   });
 });
+
+describe('flagwire-server --headers-timeout, --request-timeout, --max-connections (§4.1)', () => {
+  it('takes the deadlines and the bound from its flags', async () => {
+    const { startCli } = await import('./helpers/cli.js');
+    const run = await startCli([
+      '--memory',
+      '--headers-timeout',
+      '0.2',
+      '--request-timeout',
+      '0.4',
+      '--max-connections',
+      '2',
+    ]);
+    try {
+      // A request whose body never comes: answered 408 at the request deadline.
+      const slow = await open(
+        run.url,
+        head('POST', '/api/v1/flags', [
+          `Authorization: Bearer ${run.fullKey}`,
+          'Content-Type: application/json',
+          'Content-Length: 10',
+        ]),
+      );
+      expect(parseAnswer(await slow.closed).status).toBe(408);
+      // Two idle connections fill the bound: a third makes the oldest go.
+      const first = await open(run.url);
+      await open(run.url);
+      await open(run.url);
+      await first.closed;
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  });
+
+  it('refuses a request timeout shorter than the headers timeout, and a bound that is not a count', async () => {
+    const { spawnCli } = await import('./helpers/cli.js');
+    for (const args of [
+      ['--headers-timeout', '10', '--request-timeout', '5'],
+      ['--max-connections', '1.5'],
+    ]) {
+      const run = spawnCli(['--memory', ...args]);
+      expect((await run.exited).code).toBe(1);
+      expect(run.err()).toMatch(/request-timeout|max-connections/);
+    }
+  });
+});
