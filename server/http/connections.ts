@@ -40,11 +40,6 @@ export class ConnectionGuard {
     this.#max = max;
   }
 
-  /** Open connections, refused ones included. */
-  get size(): number {
-    return this.#open.size + this.#refusedCount;
-  }
-
   /** The server's `connection` listener. */
   readonly onConnection = (socket: Socket): void => {
     if (this.#open.size >= this.#max && !this.#evictSlowest()) {

@@ -6,8 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
 import type { Expected } from '../state/preconditions.js';
 
-/** The `ETag` of a resource at `version`. */
-export const etagOf = (version: number): string => `"${version}"`;
+export { etagOf } from '../state/preconditions.js';
 
 const TAG = /^"(0|[1-9][0-9]{0,15})"$/;
 

@@ -12,6 +12,7 @@ import { type CostGraph, flagCost, type PatternSize } from '../../src/core/targe
 import { TARGETING_LIMITS } from '../../src/core/targeting/validate-shape.js';
 import { validationError } from '../errors.js';
 import type { Environment, StoredFlag, StoredSegment } from './model.js';
+import { segmentUsers } from './targeting.js';
 
 /** The most a flag may cost per evaluation, in the model's units (about 5 ns each). */
 export const COST_BUDGET = 10_000;
@@ -57,19 +58,15 @@ function graphOf(
 /** Flags that list each flag as a prerequisite (as the environment holds them, `changed` as it will be). */
 function dependentsIndex(env: Environment, changed: StoredFlag | undefined): Map<string, string[]> {
   const index = new Map<string, string[]>();
-  for (const stored of env.flags.values()) {
-    const flag = changed && stored.key === changed.key ? changed : stored;
+  const flags = [...env.flags.values()].map((stored) =>
+    changed && stored.key === changed.key ? changed : stored,
+  );
+  if (changed && !env.flags.has(changed.key)) flags.push(changed);
+  for (const flag of flags)
     for (const p of flag.prerequisites ?? []) {
       const list = index.get(p.flag);
       if (list) list.push(flag.key);
       else index.set(p.flag, [flag.key]);
-    }
-  }
-  if (changed && !env.flags.has(changed.key))
-    for (const p of changed.prerequisites ?? []) {
-      const list = index.get(p.flag);
-      if (list) list.push(changed.key);
-      else index.set(p.flag, [changed.key]);
     }
   return index;
 }
@@ -99,50 +96,58 @@ function heights(graph: ReturnType<typeof graphOf>): (key: string) => number {
 
 const formatted = (n: number) => n.toLocaleString('en-US');
 
+/** Each flag's cost in `graph`, computed once per check (segments too) whoever asks. */
+function costs(graph: ReturnType<typeof graphOf>): (key: string) => number {
+  const segmentCosts = new Map<string, number>();
+  const known = new Map<string, number>();
+  return (key) => {
+    let cost = known.get(key);
+    if (cost === undefined) {
+      cost = flagCost(key, graph, patternSize, segmentCosts);
+      known.set(key, cost);
+    }
+    return cost;
+  };
+}
+
 /**
  * Refuses (`400 VALIDATION_ERROR`) the write of `flag` when it, or a flag that depends on it,
- * would cost more than the budget or nest prerequisites deeper than the limit.
+ * would cost more than the budget or nest prerequisites deeper than the limit, or the
+ * environment's flags together would cost more than theirs.
  */
 export function checkFlagGraph(env: Environment, flag: StoredFlag): void {
   const graph = graphOf(env, flag, undefined);
+  const costOf = costs(graph);
   const affected = withDependents([flag.key], dependentsIndex(env, flag));
-  check(graph, affected, flag.key, (key) =>
+  check(graph, costOf, affected, flag.key, (key) =>
     key === flag.key ? (flag.prerequisites?.length ? 'prerequisites' : 'rules') : 'prerequisites',
   );
-  checkEnvironment(env, graph, env.flags.has(flag.key) ? [] : [flag.key]);
+  checkEnvironment(env, costOf, env.flags.has(flag.key) ? [] : [flag.key]);
+}
+
+/** Refuses the write of `segment` when a flag that uses it (or depends on one that does) would cost too much. */
+export function checkSegmentGraph(env: Environment, segment: StoredSegment): void {
+  const users = segmentUsers(env, segment.key);
+  if (users.length === 0) return;
+  const graph = graphOf(env, undefined, segment);
+  const costOf = costs(graph);
+  check(graph, costOf, withDependents(users, dependentsIndex(env, undefined)), undefined, () => 'rules');
+  checkEnvironment(env, costOf, []);
 }
 
 /** Refuses a write that would make every flag of the environment cost more together than its budget. */
-function checkEnvironment(
-  env: Environment,
-  graph: ReturnType<typeof graphOf>,
-  added: readonly string[],
-): void {
-  const segmentCosts = new Map<string, number>();
+function checkEnvironment(env: Environment, costOf: (key: string) => number, added: readonly string[]): void {
   let total = 0;
-  for (const key of [...env.flags.keys(), ...added]) total += flagCost(key, graph, patternSize, segmentCosts);
+  for (const key of [...env.flags.keys(), ...added]) total += costOf(key);
   if (total > ENVIRONMENT_COST_BUDGET)
     throw validationError(
       `the environment's flags would cost ${formatted(total)} units together (one bulk evaluation), more than the budget of ${formatted(ENVIRONMENT_COST_BUDGET)} (docs/protocol.md §12.10); simplify or delete flags first`,
     );
 }
 
-/** Refuses the write of `segment` when a flag that uses it (or depends on one that does) would cost too much. */
-export function checkSegmentGraph(env: Environment, segment: StoredSegment): void {
-  const users: string[] = [];
-  for (const flag of env.flags.values())
-    if (
-      flag.rules?.some((r) => r.clauses.some((c) => c.op === 'inSegment' && c.values.includes(segment.key)))
-    )
-      users.push(flag.key);
-  if (users.length === 0) return;
-  const graph = graphOf(env, undefined, segment);
-  check(graph, withDependents(users, dependentsIndex(env, undefined)), undefined, () => 'rules');
-  checkEnvironment(env, graph, []);
-}
-
 function check(
   graph: ReturnType<typeof graphOf>,
+  costOf: (key: string) => number,
   affected: Set<string>,
   self: string | undefined,
   pathOf: (key: string) => string,
@@ -158,9 +163,8 @@ function check(
           : `${pathOf(key)}: flag ${JSON.stringify(key)} depends on this change and its prerequisites would nest ${h} deep, more than ${limit}`,
       );
   }
-  const segmentCosts = new Map<string, number>();
   for (const key of affected) {
-    const cost = flagCost(key, graph, patternSize, segmentCosts);
+    const cost = costOf(key);
     if (cost > COST_BUDGET)
       throw validationError(
         key === self

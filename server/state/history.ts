@@ -7,6 +7,7 @@
  */
 import { TARGETING_FIELDS } from '../../src/core/targeting/types.js';
 import { countedChange } from './history-lists.js';
+import { jsonBytes } from './json-bytes.js';
 import type { Actor, Environment, HistoryEntry, MemoryState, StoredFlag, StoredSegment } from './model.js';
 import { sameJson } from './targeting.js';
 
@@ -72,18 +73,6 @@ export function segmentHistoryEntry(
 /** The bounds of an environment's history: entries, and bytes of their JSON (§3.4). */
 export type HistoryBounds = Pick<MemoryState, 'historyLimit' | 'historyBytes'>;
 
-/** Each entry's bytes of JSON (UTF-8), measured once: an entry never changes. */
-const entryBytes = new WeakMap<HistoryEntry, number>();
-
-function bytesOf(entry: HistoryEntry): number {
-  let bytes = entryBytes.get(entry);
-  if (bytes === undefined) {
-    bytes = Buffer.byteLength(JSON.stringify(entry));
-    entryBytes.set(entry, bytes);
-  }
-  return bytes;
-}
-
 /** The running total of a history array, with what it was counted for. */
 interface Tally {
   bytes: number;
@@ -105,7 +94,7 @@ function tallyOf(history: HistoryEntry[]): Tally {
   if (tally && tally.length === history.length && tally.first === history[0] && tally.last === history.at(-1))
     return tally;
   let bytes = 0;
-  for (const entry of history) bytes += bytesOf(entry);
+  for (const entry of history) bytes += jsonBytes(entry);
   const fresh = { bytes, length: history.length, first: history[0], last: history.at(-1) };
   tallies.set(history, fresh);
   return fresh;
@@ -119,9 +108,9 @@ export function boundHistory(env: Environment, bounds: HistoryBounds): void {
   const history = env.history;
   const tally = tallyOf(history);
   let drop = Math.max(0, history.length - bounds.historyLimit);
-  for (let i = 0; i < drop; i++) tally.bytes -= bytesOf(history[i]!);
+  for (let i = 0; i < drop; i++) tally.bytes -= jsonBytes(history[i]!);
   while (tally.bytes > bounds.historyBytes && history.length - drop > 1)
-    tally.bytes -= bytesOf(history[drop++]!);
+    tally.bytes -= jsonBytes(history[drop++]!);
   if (drop > 0) history.splice(0, drop);
   tally.length = history.length;
   tally.first = history[0];
@@ -132,7 +121,7 @@ export function boundHistory(env: Environment, bounds: HistoryBounds): void {
 export function recordHistory(env: Environment, entry: HistoryEntry, bounds: HistoryBounds): void {
   const tally = tallyOf(env.history);
   env.history.push(entry);
-  tally.bytes += bytesOf(entry);
+  tally.bytes += jsonBytes(entry);
   tally.length = env.history.length;
   tally.first = env.history[0];
   tally.last = entry;

@@ -5,6 +5,9 @@
  */
 import { ApiError } from '../errors.js';
 
+/** The `ETag` of a flag or segment at `version`: the number in quotes, a strong validator. */
+export const etagOf = (version: number): string => `"${version}"`;
+
 /** What a write expects of its target: any current version (`*`), or one of these. */
 export type Expected = '*' | readonly number[];
 
@@ -26,12 +29,12 @@ export function requireVersion(
   current: () => unknown,
 ): void {
   if (expected === undefined || expected === '*' || expected.includes(version)) return;
-  const asked = expected.map((v) => `"${v}"`).join(', ');
+  const asked = expected.map(etagOf).join(', ');
   throw new ApiError(
     412,
     'PRECONDITION_FAILED',
     `${kind} ${JSON.stringify(key)} changed: it is at version ${version}, the request was made against ${asked}; read it again, merge, and retry`,
-    { etag: `"${version}"` },
+    { etag: etagOf(version) },
     { current: current() },
   );
 }

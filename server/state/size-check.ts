@@ -6,6 +6,7 @@
  * measured once.
  */
 import { validationError } from '../errors.js';
+import { jsonBytes } from './json-bytes.js';
 import type { Environment, StoredFlag, StoredSegment } from './model.js';
 
 /** The limits, in bytes of JSON. */
@@ -14,18 +15,6 @@ export const SIZE_LIMITS = {
   segment: 4 * 1024 * 1024,
   environment: 64 * 1024 * 1024,
 } as const;
-
-const sizes = new WeakMap<object, number>();
-
-/** The bytes of `value` as JSON (UTF-8), measured once per object. */
-export function jsonBytes(value: StoredFlag | StoredSegment): number {
-  let size = sizes.get(value);
-  if (size === undefined) {
-    size = Buffer.byteLength(JSON.stringify(value));
-    sizes.set(value, size);
-  }
-  return size;
-}
 
 const mib = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 

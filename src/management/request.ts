@@ -6,10 +6,9 @@
  */
 
 import { startExchange } from '../core/deadline-exchange.js';
-import { errorForResponse } from '../core/http.js';
+import { answerError, errorForResponse } from '../core/http.js';
 import { later } from '../core/timers.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
-import { preconditionFailed } from './versions.js';
 
 export interface RequestSettings {
   base: string;
@@ -44,6 +43,26 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
       { once: true },
     );
   });
+}
+
+/** The error of a write whose `ifVersion` the resource had moved past. */
+export interface PreconditionFailedError extends FlagwireError {
+  readonly code: 'PRECONDITION_FAILED';
+  /** The resource as the server holds it now. */
+  readonly current: unknown;
+}
+
+/** The error for a `412` answer, with the body's `current`. */
+export function preconditionFailed(
+  response: Response,
+  method: string,
+  url: string,
+  body: unknown,
+): PreconditionFailedError {
+  const error = answerError(response, method, url, body);
+  return Object.assign(error, {
+    current: (Object(body) as { current?: unknown }).current,
+  }) as PreconditionFailedError;
 }
 
 /** What a call sends and sees besides its body: extra request headers, the answer's headers. */
