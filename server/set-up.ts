@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ResolvedServerOptions } from './options.js';
 import { grantsOf } from './state/admin-service.js';
+import { damagedNamed } from './state/damaged.js';
 import { findByName } from './state/env-names.js';
 import type { Grant } from './state/key-ring.js';
 import type { Environment, MemoryState } from './state/model.js';
@@ -49,12 +50,19 @@ export async function setUpEnvironments(
   const envs: Environment[] = [];
   const grants: Array<{ digest: Buffer; grant: Grant }> = [];
   if (!options.config) {
-    const env = await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true);
-    envs.push(env);
+    const damaged = damagedNamed(db, DEFAULT_PROJECT, DEFAULT_ENVIRONMENT);
+    const env = damaged ?? (await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true));
+    if (!damaged) envs.push(env);
     grants.push(...grantsOf(env, []));
   } else {
     for (const project of options.config.projects) {
       for (const environment of project.environments) {
+        // Not restored (`damaged.ts`): its keys answer 503; nothing is written to it.
+        const damaged = damagedNamed(db, project.key, environment.key);
+        if (damaged) {
+          grants.push(...grantsOf(damaged, environment.apiKeys ?? []));
+          continue;
+        }
         const env = await service.ensureEnvironment(project.key, environment.key, false);
         // The config names it now (it was the dashboard's, or the default): it is authoritative.
         if (env.source !== 'config') await service.setEnvironmentSource(env, 'config');
@@ -70,6 +78,7 @@ export async function setUpEnvironments(
       grants.push(...grantsOf(env, []));
     }
   }
+  for (const env of db.damaged.values()) if (env.source === 'dashboard') grants.push(...grantsOf(env, []));
   return { envs, grants };
 }
 
@@ -77,7 +86,9 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
   if (!options.config) return;
   for (const project of options.config.projects) {
     for (const environment of project.environments) {
-      const env = findByName(envs, project.key, environment.key)!;
+      const env = findByName(envs, project.key, environment.key);
+      // Not restored at start-up (`damaged.ts`): its stored flags are kept as they are.
+      if (!env) continue;
       for (const flag of environment.flags ?? [])
         await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
     }

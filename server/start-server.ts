@@ -31,6 +31,7 @@ import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-u
 import { AdminService } from './state/admin-service.js';
 import { Applier } from './state/applier.js';
 import { CopyService } from './state/copy-service.js';
+import { damagedLine } from './state/damaged.js';
 import { nameOf } from './state/env-names.js';
 import { KeyRing } from './state/key-ring.js';
 import { LifecycleService } from './state/lifecycle-service.js';
@@ -95,6 +96,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   let ofrepUsage: OfrepUsage | undefined;
   try {
     const db = restoreState(await storage.load(), resolved.historyLimit, resolved.historyBytes);
+    for (const env of db.damaged.values()) logger.error(damagedLine(env));
     const applier = new Applier(db, (error) =>
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );

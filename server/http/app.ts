@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../cors.js';
 import { ApiError, clientKeyRefused, forbidden, unauthorized } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { notRestored } from '../state/damaged.js';
 import type { KeyRing } from '../state/key-ring.js';
 import { StorageRefusedError, StorageUnavailableError } from '../store/errors.js';
 import { readJsonBody } from './body.js';
@@ -138,6 +139,8 @@ export function createApiHandler(
     }
     const grant = keys.authenticateOn(req.socket, req.headers.authorization);
     if (!grant) throw unauthorized();
+    const refused = notRestored(grant.env);
+    if (refused) throw refused;
     return invokeRoute(route, params, grant, req, res, target.path, target.query);
   };
 }

@@ -13,6 +13,7 @@ import { isClientGone } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { decodeSegment } from '../http/router.js';
 import type { Logger } from '../logger.js';
+import { notRestored } from '../state/damaged.js';
 import type { KeyRing } from '../state/key-ring.js';
 import type { FlagService } from '../state/service.js';
 import type { OfrepUsage } from '../state/usage-ofrep.js';
@@ -120,6 +121,8 @@ export function createOfrepHandler({ logger, keys, flags, streams, usage }: Ofre
       typeof apiKey === 'string' && apiKey !== '' ? `Bearer ${apiKey}` : req.headers.authorization;
     const grant = keys.authenticateOn(req.socket, header);
     if (!grant) return send(res, 401, undefined);
+    const refused = notRestored(grant.env);
+    if (refused) throw new OfrepError(503, 'GENERAL', refused.message);
     const context = await readContext(req);
     const env = grant.env;
     // A settled read (§7.3) of memory as it stands: evaluated, then answered once what it saw is durable.

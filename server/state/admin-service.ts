@@ -5,6 +5,7 @@
  * webhooks are not here: the dashboard changes them through `FlagService`, like `/api/v1`.
  */
 import { ApiError } from '../errors.js';
+import { damagedNamed } from './damaged.js';
 import { findByName, idFor, isNamed } from './env-names.js';
 import { newApiKey, newEpoch, randomBase62 } from './ids.js';
 import { type Grant, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
@@ -111,7 +112,7 @@ export class AdminService {
     }
     const name = `${project}/${key}`;
     const taken = () => new ApiError(409, 'CONFLICT', `environment ${JSON.stringify(name)} already exists`);
-    if (findByName(this.#served, project, key)) throw taken();
+    if (findByName(this.#served, project, key) || damagedNamed(this.#db, project, key)) throw taken();
     // Its id: the name, unless an environment renamed away holds it (`env-names.ts`).
     const id = idFor(this.#db, project, key);
     // Decided against the committed state (on shared storage, under the environment's lock), so

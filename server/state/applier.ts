@@ -7,7 +7,7 @@
  */
 import type { Memory } from '../store/storage.js';
 import type { Environment, FlagCommit, MemoryState, StoredFlag, StoredSegment } from './model.js';
-import { applyOp, type Op, UNKNOWN_ACTOR } from './ops.js';
+import { applyOp, type Op, scopeOf, UNKNOWN_ACTOR } from './ops.js';
 import { captureScope, snapshotOf } from './snapshot.js';
 
 type FlagOp = Extract<Op, { t: 'flag' | 'flag-del' }>;
@@ -68,6 +68,8 @@ export class Applier implements Memory<Op> {
     // mark's plan sees it, and put back by `capture` should its commit fail.
     const usage: Op[] = [];
     for (const op of ops) {
+      // An environment not restored at start-up (`damaged.ts`): its entries stay in the store only.
+      if (this.#state.damaged.has(scopeOf(op))) continue;
       if (op.t === 'usage') {
         usage.push(op);
         continue;
@@ -89,7 +91,7 @@ export class Applier implements Memory<Op> {
     return () => {
       for (const op of usage) applyOp(this.#state, op);
       for (const change of changes) this.#tell(this.#changeListeners, change);
-      for (const op of ops) this.#tell(this.#opListeners, op);
+      for (const op of ops) if (!this.#state.damaged.has(scopeOf(op))) this.#tell(this.#opListeners, op);
     };
   }
 

@@ -39,6 +39,8 @@ export function findByName(
 export function idFor(db: MemoryState, project: string, environment: string): string {
   for (let n = 1; ; n++) {
     const id = n === 1 ? `${project}/${environment}` : `${project}/${environment}#${n}`;
+    // An environment not restored at start-up keeps its id (`damaged.ts`).
+    if (db.damaged.has(id)) continue;
     const stored = db.get(id);
     if (!stored || isNamed(stored, project, environment)) return id;
   }

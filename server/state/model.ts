@@ -226,6 +226,11 @@ export interface Environment {
   history: HistoryEntry[];
   /** What SDKs reported evaluating (`docs/protocol.md` §13.4); absent until the first report or mark. */
   usage?: EnvUsage;
+  /**
+   * Why this environment could not be restored at start-up (`damaged.ts`, `docs/protocol.md`
+   * §7.3): set only on the stand-in that keeps its keys answering `503`; never in `MemoryState`.
+   */
+  damaged?: string;
 }
 
 /** The keys of a renamed environment, for the environment of that id and epoch only. */
@@ -255,6 +260,11 @@ export class MemoryState extends Map<string, Environment> {
   historyLimit = 10_000;
   /** How many bytes of JSON an environment's history entries may take (`history.ts`). */
   historyBytes = 16 * 1024 * 1024;
+  /**
+   * Environments whose stored data could not be restored at start-up, by id (`damaged.ts`):
+   * stand-ins out of the map, so nothing serves or snapshots them; their stored data is kept.
+   */
+  readonly damaged = new Map<string, Environment>();
 }
 
 /**

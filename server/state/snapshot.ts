@@ -3,8 +3,10 @@
  * for compaction; memory rebuilt from what a storage loaded; a scope's state remembered and put
  * back (a group commit that failed).
  */
+import { SnapshotPieceError } from '../store/snapshot-file.js';
 import type { LoadedState } from '../store/storage.js';
-import { applyRecordedName, nameFromId, renamedAs } from './env-names.js';
+import { markDamaged } from './damaged.js';
+import { applyRecordedName, nameFromId, nameOf, renamedAs } from './env-names.js';
 import { boundHistory } from './history.js';
 import {
   type ApiKeyGrant,
@@ -20,7 +22,7 @@ import {
   type StoredSegment,
   type StoredWebhook,
 } from './model.js';
-import { applyOp, type Op } from './ops.js';
+import { applyOp, type Op, scopeOf } from './ops.js';
 import { nowSeconds, pruneEndedSessions } from './sessions.js';
 import { type UsageSnapshot, usageFromSnapshot, usageSnapshot } from './usage-state.js';
 
@@ -164,7 +166,16 @@ function sharedSnapshot(db: MemoryState): SharedSnapshot {
   return shared;
 }
 
+/**
+ * The whole state. Throws `SnapshotPieceError` while an environment is not restored
+ * (`damaged.ts`): a snapshot without it would lose its stored data, so the storage keeps the
+ * snapshot and journal it has.
+ */
 export function toSnapshot(db: MemoryState): SnapshotData {
+  for (const env of db.damaged.values())
+    throw new SnapshotPieceError(
+      `environment ${nameOf(env)} (${env.id}) was not restored at start-up (${env.damaged}); a snapshot waits until it is, so that its stored data is kept`,
+    );
   return { envs: [...db.values()].map(envSnapshot), ...sharedSnapshot(db) };
 }
 
@@ -187,31 +198,82 @@ export function joinScopeSnapshots(parts: ReadonlyMap<string, ScopeSnapshot>): S
   return snapshot;
 }
 
+/** What a snapshot line holds in place of an environment it could not read (`readSnapshot`). */
+interface UnreadablePiece {
+  id: string;
+  unreadable: string;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Throws, saying what is wrong, unless `e` has the shape of an environment's snapshot. */
+function checkPiece(e: Record<string, unknown>): void {
+  for (const field of ['project', 'environment', 'epoch'] as const)
+    if (typeof e[field] !== 'string') throw new Error(`its "${field}" is not a string`);
+  if (typeof e.revision !== 'number') throw new Error('its "revision" is not a number');
+  const list = (field: string, required: boolean, key?: string) => {
+    const value = e[field];
+    if (value === undefined && !required) return;
+    if (!Array.isArray(value)) throw new Error(`its "${field}" is not a list`);
+    for (const item of value)
+      if (!isRecord(item) || (key !== undefined && typeof item[key] !== 'string'))
+        throw new Error(`its "${field}" holds an entry without a "${key ?? 'value'}"`);
+  };
+  list('keys', true);
+  list('flags', true, 'key');
+  list('segments', false, 'key');
+  list('webhooks', true, 'id');
+  list('deliveries', false, 'id');
+  list('apiKeys', false, 'digest');
+  list('history', false);
+}
+
+function envFromSnapshot(e: EnvSnapshot): Environment {
+  checkPiece(e as unknown as Record<string, unknown>);
+  const env: Environment = {
+    id: e.id,
+    project: e.project,
+    environment: e.environment,
+    epoch: e.epoch,
+    revision: e.revision,
+    flags: new Map(e.flags.map((f) => [f.key, f])),
+    segments: new Map((e.segments ?? []).map((s) => [s.key, s])),
+    webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
+    deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
+    generatedKeys: e.keys,
+    source: e.source ?? 'default',
+    createdAt: e.createdAt ?? new Date(0).toISOString(),
+    apiKeys: e.apiKeys ?? [],
+    history: e.history ?? [],
+  };
+  const usage = usageFromSnapshot(e.usage);
+  if (usage) env.usage = usage;
+  return env;
+}
+
+/**
+ * Memory from a snapshot. An environment whose piece cannot be read or built is recorded as
+ * not restored (`damaged.ts`), with the reason; the others are restored.
+ */
 export function fromSnapshot(data: SnapshotData): MemoryState {
   const db = new MemoryState();
-  for (const e of data.envs) {
-    db.set(e.id, {
-      id: e.id,
-      project: e.project,
-      environment: e.environment,
-      epoch: e.epoch,
-      revision: e.revision,
-      flags: new Map(e.flags.map((f) => [f.key, f])),
-      segments: new Map((e.segments ?? []).map((s) => [s.key, s])),
-      webhooks: new Map(e.webhooks.map((w) => [w.id, w])),
-      deliveries: new Map((e.deliveries ?? []).map((d) => [d.id, d])),
-      generatedKeys: e.keys,
-      source: e.source ?? 'default',
-      createdAt: e.createdAt ?? new Date(0).toISOString(),
-      apiKeys: e.apiKeys ?? [],
-      history: e.history ?? [],
-    });
-    const usage = usageFromSnapshot(e.usage);
-    if (usage) db.get(e.id)!.usage = usage;
-  }
   for (const project of data.projects ?? []) db.projects.set(project.key, project);
   for (const { id, epoch, project, environment } of data.names ?? [])
     db.names.set(id, { epoch, project, environment });
+  for (const e of data.envs as Array<EnvSnapshot | UnreadablePiece>) {
+    const id = isRecord(e) && typeof e.id === 'string' ? e.id : undefined;
+    if (id === undefined) throw new Error('a snapshot holds an environment without an id');
+    if ('unreadable' in e) {
+      markDamaged(db, id, `its snapshot line cannot be read (${e.unreadable})`);
+      continue;
+    }
+    try {
+      db.set(id, envFromSnapshot(e));
+    } catch (error) {
+      markDamaged(db, id, `its snapshot does not hold an environment: ${(error as Error).message}`, e);
+    }
+  }
   // A scope's snapshot may be older than the shared one's renames.
   for (const env of db.values()) applyRecordedName(db, env);
   if (data.adminToken !== undefined) db.adminToken = data.adminToken;
@@ -226,6 +288,11 @@ export function fromSnapshot(data: SnapshotData): MemoryState {
  * Memory as a storage loaded it: its snapshots (the whole state's, or each scope's), then every
  * entry after them, applied in order. Nothing is published: no one listens yet. Each history is
  * held to the bounds as it loads (`docs/protocol.md` §3.4), as it was when recorded.
+ *
+ * A failure tied to one environment's data (its snapshot, its history, an entry of its scope)
+ * leaves that environment not restored (`damaged.ts`, `db.damaged`)
+ * and the others whole; its later entries are skipped, and kept by the storage. A failure of
+ * what spans environments (the shared scope) still stops the start.
  */
 export function restoreState(
   loaded: LoadedState<Op>,
@@ -243,8 +310,28 @@ export function restoreState(
       : new MemoryState();
   state.historyLimit = historyLimit;
   if (historyBytes !== undefined) state.historyBytes = historyBytes;
-  for (const env of state.values()) boundHistory(env, state);
-  for (const entry of loaded.entries) for (const op of entry) applyOp(state, op);
+  for (const env of [...state.values()]) {
+    try {
+      boundHistory(env, state);
+    } catch (error) {
+      markDamaged(state, env.id, `its history cannot be read: ${(error as Error).message}`);
+    }
+  }
+  for (const entry of loaded.entries) {
+    for (const op of entry) {
+      const scope = scopeOf(op);
+      if (state.damaged.has(scope)) continue;
+      if (scope === '') {
+        applyOp(state, op);
+        continue;
+      }
+      try {
+        applyOp(state, op);
+      } catch (error) {
+        markDamaged(state, scope, `an entry of its journal cannot be applied: ${(error as Error).message}`);
+      }
+    }
+  }
   return state;
 }
 

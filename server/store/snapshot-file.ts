@@ -3,12 +3,17 @@
  * string holds the whole state: a header `{"format":2,"seq":N}`, a line `{"env":{...}}` per
  * environment, and a last line `{"shared":{...}}` with what spans environments. Read back line by
  * line from a stream. A snapshot of format 1 (one JSON document, written before) still loads.
+ * An environment's line that cannot be parsed is read as `{id, unreadable}` (the reason), so
+ * that environment alone is not restored (`server/state/damaged.ts`).
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 
 const FORMAT = 2;
+
+/** The id an environment's line starts with (`envSnapshot` writes `id` first), JSON-escaped. */
+const ENV_ID = /^\{"env":\{"id":"((?:[^"\\]|\\.)*)"/;
 
 /** One environment that cannot be written to a snapshot (its JSON cannot be made). */
 export class SnapshotPieceError extends Error {
@@ -68,7 +73,16 @@ export async function readSnapshot(path: string): Promise<{ seq: number; data: u
         continue;
       }
       if (line === '') continue;
-      const piece = JSON.parse(line) as { env?: unknown; shared?: Record<string, unknown> };
+      let piece: { env?: unknown; shared?: Record<string, unknown> };
+      try {
+        piece = JSON.parse(line) as typeof piece;
+      } catch (error) {
+        // One environment's line: that environment is not restored, the others are (§7.3).
+        const id = ENV_ID.exec(line)?.[1];
+        if (id === undefined) throw error;
+        envs.push({ id: JSON.parse(`"${id}"`) as string, unreadable: (error as Error).message });
+        continue;
+      }
       if ('env' in piece) envs.push(piece.env);
       else if (piece.shared && typeof piece.shared === 'object') shared = piece.shared;
       else throw new Error('a snapshot line that is neither an environment nor the shared part');
