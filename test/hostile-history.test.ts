@@ -297,6 +297,73 @@ describe('the boundary between a whole list and a counted one', () => {
   });
 });
 
+describe('long clause values inside rules (§12.5)', () => {
+  it('a rule with 5,000 values is recorded cut to a sample with its count, and each change of its values counted', async () => {
+    const t = await startTestServer({ dataDir: tempDir() });
+    try {
+      const values = (n: number, from = 0) => Array.from({ length: n }, (_, i) => `u${from + i}`);
+      const rule = (id: string, list: string[]) => ({
+        id,
+        clauses: [
+          { attribute: 'country', op: 'in', values: ['nz'] },
+          { attribute: 'key', op: 'in', values: list },
+        ],
+        serve: { variant: 'on' },
+      });
+      await ok(
+        t.api('POST', '/flags', { key: 'big-rule', type: 'boolean', rules: [rule('r1', values(5000))] }),
+        201,
+      );
+      // 30 removed from the front, 7 added at the end; a second, short rule added before it.
+      const next = [...values(4970, 30), ...values(7, 9000)];
+      await ok(
+        t.api('PATCH', '/flags/big-rule', {
+          rules: [
+            { ...rule('r0', ['x']), clauses: [{ attribute: 'key', op: 'in', values: ['x'] }] },
+            rule('r1', next),
+          ],
+        }),
+      );
+      const { bytes, entries: all } = await readHistory(t, 'limit=10');
+      // Never two whole copies: the history of two 5,000-value rules reads in a few KiB.
+      expect(bytes).toBeLessThan(8 * 1024);
+      const entries = all.filter((e) => e.flag === 'big-rule');
+      const [update, create] = entries;
+      const created = create!.changes.find((c) => c.field === 'rules')!;
+      expect(created.from).toBeNull();
+      const createdClause = (
+        created.to as Array<{ clauses: Array<{ values: string[]; valuesCount?: number }> }>
+      )[0]!.clauses[1]!;
+      expect(createdClause).toMatchObject({ values: values(20), valuesCount: 5000 });
+      expect(create!.changes.find((c) => c.field === 'rules[0].clauses[1].values')).toMatchObject({
+        addedCount: 5000,
+        removedCount: 0,
+      });
+      // The update: rule r1 is now at position 1; its values counted, the short rule kept whole.
+      const rules = update!.changes.find((c) => c.field === 'rules')!;
+      expect((rules.to as Array<{ id: string; clauses: unknown[] }>)[0]).toMatchObject({
+        id: 'r0',
+        clauses: [{ values: ['x'] }],
+      });
+      expect(
+        (rules.to as Array<{ clauses: Array<{ valuesCount?: number }> }>)[1]!.clauses[1]!.valuesCount,
+      ).toBe(4977);
+      const counted = update!.changes.find((c) => c.field === 'rules[1].clauses[1].values')!;
+      expect(counted).toEqual({
+        field: 'rules[1].clauses[1].values',
+        added: values(7, 9000),
+        removed: values(20),
+        addedCount: 7,
+        removedCount: 30,
+      });
+      // The short clause that did not change is not counted.
+      expect(update!.changes.filter((c) => c.field.startsWith('rules['))).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('the stream resume buffer is bounded in bytes (§5.3)', () => {
   it('large segment changes push the oldest frames out; a client further behind gets a full sync', async () => {
     const { SdkView } = await import('../server/stream/sdk-view.js');

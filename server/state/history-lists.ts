@@ -31,7 +31,7 @@ function groupsOf(field: string, value: unknown): { entries: number; groups: Gro
       set = new Set();
       groups.set(group, set);
     }
-    for (const key of keys) if (typeof key === 'string') set.add(key);
+    for (const key of keys) set.add(typeof key === 'string' ? key : JSON.stringify(key));
     entries += keys.length;
   };
   if (KEY_LISTS.has(field)) add('', asArray(value));
@@ -72,4 +72,77 @@ export function countedChange(field: string, from: unknown, to: unknown): Histor
     addedCount: added.count,
     removedCount: removed.count,
   };
+}
+
+interface ClauseLike {
+  values?: unknown;
+  [field: string]: unknown;
+}
+interface RuleLike {
+  id?: unknown;
+  clauses?: unknown;
+  [field: string]: unknown;
+}
+
+const clausesOf = (rule: unknown): ClauseLike[] =>
+  asArray((rule as RuleLike | null)?.clauses).filter(
+    (c): c is ClauseLike => typeof c === 'object' && c !== null,
+  );
+
+const longValues = (clause: ClauseLike): boolean => asArray(clause.values).length > WHOLE_LIST_MAX;
+
+/** `rules` with every clause `values` list longer than `WHOLE_LIST_MAX` cut to its first `SAMPLE`, and `valuesCount` beside it. */
+function sampledRules(rules: unknown): unknown {
+  if (!Array.isArray(rules)) return rules;
+  return rules.map((rule) => {
+    if (!clausesOf(rule).some(longValues)) return rule;
+    const clauses = asArray((rule as RuleLike).clauses).map((clause) => {
+      if (typeof clause !== 'object' || clause === null || !longValues(clause as ClauseLike)) return clause;
+      const values = asArray((clause as ClauseLike).values);
+      return { ...(clause as ClauseLike), values: values.slice(0, SAMPLE), valuesCount: values.length };
+    });
+    return { ...(rule as RuleLike), clauses };
+  });
+}
+
+/** The values of clause `j` of rule `rule` (matched by id, else by position `i`) in `rules`. */
+function valuesAt(rules: unknown[], rule: unknown, i: number, j: number): unknown {
+  const id = (rule as RuleLike | null)?.id;
+  const match = typeof id === 'string' ? rules.find((r) => (r as RuleLike | null)?.id === id) : rules[i];
+  return clausesOf(match)[j]?.values;
+}
+
+/**
+ * A change of `rules` (a flag's or a segment's) where a clause holds more than `WHOLE_LIST_MAX`
+ * values on either side (§12.5): the rules with those lists cut to their first `SAMPLE` values
+ * and `valuesCount` beside them, then, per such clause whose values changed, the values added and
+ * removed, counted (`field`: `rules[i].clauses[j].values`, `i` the rule's position after the
+ * change, or before it for a rule removed). `undefined` when no clause is that long.
+ */
+export function countedRulesChange(from: unknown, to: unknown): HistoryChange[] | undefined {
+  const before = asArray(from);
+  const after = asArray(to);
+  const long = (rules: unknown[]) => rules.some((rule) => clausesOf(rule).some(longValues));
+  if (!long(before) && !long(after)) return undefined;
+  const changes: HistoryChange[] = [{ field: 'rules', from: sampledRules(from), to: sampledRules(to) }];
+  const seen = new Set<string>();
+  const count = (rules: unknown[], others: unknown[], side: 'after' | 'before') => {
+    rules.forEach((rule, i) => {
+      clausesOf(rule).forEach((clause, j) => {
+        const field = `rules[${i}].clauses[${j}].values`;
+        const other = valuesAt(others, rule, i, j);
+        if (!longValues(clause) && asArray(other).length <= WHOLE_LIST_MAX) return;
+        const id = `${String((rule as RuleLike).id ?? i)}/${j}`;
+        if (seen.has(id)) return;
+        seen.add(id);
+        const [a, b] = side === 'after' ? [other, clause.values] : [clause.values, other];
+        const counted = countedChange('included', a, b) as Counted;
+        if (counted.addedCount === 0 && counted.removedCount === 0) return;
+        changes.push({ ...counted, field });
+      });
+    });
+  };
+  count(after, before, 'after');
+  count(before, after, 'before');
+  return changes;
 }

@@ -6,7 +6,7 @@
  * `historyBytes` of their JSON, oldest pruned first (§3.4).
  */
 import { TARGETING_FIELDS } from '../../src/core/targeting/types.js';
-import { countedChange } from './history-lists.js';
+import { countedChange, countedRulesChange } from './history-lists.js';
 import { jsonBytes } from './json-bytes.js';
 import type { Actor, Environment, HistoryEntry, MemoryState, StoredFlag, StoredSegment } from './model.js';
 import { sameJson } from './targeting.js';
@@ -38,7 +38,9 @@ function changesOf(
     const b = inTo ? to[field] : null;
     if (from && to && sameJson(a, b)) continue;
     if ((!from || !to) && a === null && b === null) continue; // no description to speak of
-    changes.push(countedChange(field, a, b) ?? { field, from: a, to: b });
+    const rules = field === 'rules' ? countedRulesChange(a, b) : undefined;
+    if (rules) changes.push(...rules);
+    else changes.push(countedChange(field, a, b) ?? { field, from: a, to: b });
   }
   return changes;
 }

@@ -57,7 +57,8 @@ export interface StoredProject {
  * One field of a history entry (`docs/protocol.md` §10.3, §12.5): its old and new values whole;
  * or, for a list of keys (`included`, `excluded`, `targets`) with more than 100 entries on
  * either side, the keys added and removed, counted, with at most 20 of each shown (a target's
- * as `{variant, key}`).
+ * as `{variant, key}`); a rule's long clause values likewise, as `rules[i].clauses[j].values`
+ * (`history-lists.ts`).
  */
 export type HistoryChange =
   | { field: string; from: unknown; to: unknown }

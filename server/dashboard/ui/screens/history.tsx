@@ -13,7 +13,7 @@ import { useEnvChanges } from '../events.js';
 import { actorText, dateTime, jsonish } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref, navigate } from '../route.js';
-import { countedChanges, FIELD_NAMES, fieldChanges, isCounted } from '../targeting/diff.js';
+import { countedChanges, fieldChanges, fieldName, isCounted } from '../targeting/diff.js';
 import type { Flag, HistoryChange, HistoryEntry } from '../types.js';
 
 interface Props {
@@ -154,7 +154,7 @@ function Change({ change: c, entry }: { change: HistoryChange; entry: string }) 
     if (lines.length === 0) lines.push('reordered');
     return (
       <li class="in-words">
-        {FIELD_NAMES[c.field] ?? c.field}:
+        {fieldName(c.field)}:
         <ul>
           {lines.map((line, i) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the sentences of one change, in order

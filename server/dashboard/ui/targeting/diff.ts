@@ -32,8 +32,8 @@ const asList = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
  * "3 keys: ann, bob and carl" / "5,000 keys: ann, bob, … and 4,997 more"; `total` when `keys` is
  * a sample of more (the history's counted form).
  */
-export function keysText(keys: readonly string[], max = 5, total = keys.length): string {
-  const count = `${total.toLocaleString()} ${total === 1 ? 'key' : 'keys'}`;
+export function keysText(keys: readonly string[], max = 5, total = keys.length, noun = 'key'): string {
+  const count = `${total.toLocaleString()} ${noun}${total === 1 ? '' : 's'}`;
   const shown = keys.slice(0, max);
   const more = total - shown.length;
   return `${count}: ${more > 0 ? `${shown.join(', ')} and ${more.toLocaleString()} more` : anyOf(shown, 'and')}`;
@@ -55,8 +55,11 @@ export function countedChanges(change: CountedChange): string[] {
     typeof item === 'string' ? item : `${item.key} (${item.variant})`;
   const out: string[] = [];
   const { added, removed, addedCount, removedCount } = change;
-  if (addedCount > 0) out.push(`added ${keysText(added.map(text), added.length, addedCount)}`);
-  if (removedCount > 0) out.push(`removed ${keysText(removed.map(text), removed.length, removedCount)}`);
+  // A rule's clause values (`rules[i].clauses[j].values`) are values, not user keys.
+  const noun = change.field.startsWith('rules[') ? 'value' : 'key';
+  if (addedCount > 0) out.push(`added ${keysText(added.map(text), added.length, addedCount, noun)}`);
+  if (removedCount > 0)
+    out.push(`removed ${keysText(removed.map(text), removed.length, removedCount, noun)}`);
   return out;
 }
 
@@ -245,4 +248,11 @@ export function changesBetween(
     const lines = fieldChanges(field, from[field] ?? null, to[field] ?? null, segment);
     return [{ field, name: FIELD_NAMES[field] ?? field, lines: lines.length ? lines : ['changed'] }];
   });
+}
+
+/** A field as people read it; a rule's counted values (`rules[i].clauses[j].values`, §12.5) too. */
+export function fieldName(field: string): string {
+  const values = /^rules\[(\d+)\]\.clauses\[(\d+)\]\.values$/.exec(field);
+  if (values) return `Rule ${Number(values[1]) + 1}, condition ${Number(values[2]) + 1}, values`;
+  return FIELD_NAMES[field] ?? field;
 }

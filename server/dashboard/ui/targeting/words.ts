@@ -74,9 +74,9 @@ export function anyOf(items: readonly string[], word = 'or'): string {
 }
 
 /** Up to `max` values, then "and N more". */
-function valuesText(values: readonly unknown[], max = 5): string {
+function valuesText(values: readonly unknown[], max = 5, total = values.length): string {
   const shown = values.slice(0, max).map(valueText);
-  const more = values.length - shown.length;
+  const more = total - shown.length;
   return more > 0 ? `${shown.join(', ')} and ${more.toLocaleString()} more` : anyOf(shown);
 }
 
@@ -90,7 +90,9 @@ export function clauseText(clause: Clause): string {
     : `${clause.negate ? 'not ' : ''}${clause.op}`;
   if (clause.op === 'inSegment') return `user ${phrase} ${anyOf(clause.values.map(String))}`;
   const subject = clause.attribute || '(no attribute)';
-  const values = words?.kind === 'none' ? '' : ` ${valuesText(clause.values)}`;
+  // A history entry's long list is a sample with its count (`docs/protocol.md` §12.5).
+  const count = (clause as { valuesCount?: number }).valuesCount;
+  const values = words?.kind === 'none' ? '' : ` ${valuesText(clause.values, 5, count)}`;
   return `${subject} ${phrase}${values}${clause.caseInsensitive ? ' (ignoring case)' : ''}`;
 }
 
