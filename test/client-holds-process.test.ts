@@ -2,7 +2,9 @@
  * Whether a client holds its process does not depend on the network (`holdProcess`,
  * `docs/protocol.md` §9): a started client keeps a process whose only work is following
  * changes alive while the server is up, down and back, until `close()`; with
- * `holdProcess: false` nothing of the client keeps it alive, in any state.
+ * `holdProcess: false` nothing of the client keeps it alive, in any state, but a `flush()` or
+ * `close()` the script awaits holds it until it settles, as an awaited management call does
+ * through its retries (an unsettled top-level await would make Node exit 13).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { expect, it, onTestFinished } from 'vitest';
 import { spawnCollecting } from './helpers/cli.js';
 import { KEYS, startTestServer } from './helpers/server.js';
+import { totalsOf } from './helpers/usage.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/client-follow.mjs', import.meta.url));
+const AWAITED = fileURLToPath(new URL('./fixtures/awaited-work.mjs', import.meta.url));
 
 /**
  * A child running the fixture (killed when the test ends), with its output as lines and a way to
@@ -89,4 +93,28 @@ it('with holdProcess: false, lets the process exit while the server is down', as
   expect(await exited).toBe(0);
   expect(lines()).toContain('error NETWORK_ERROR');
   expect(lines()).not.toContain('closed');
+});
+
+it('with holdProcess: false, holds the process while an awaited flush() and close() are pending: the counts are sent', async () => {
+  const t = await startTestServer();
+  try {
+    await t.api('POST', '/flags', { key: 'script-flag', type: 'boolean' });
+    const run = spawnCollecting(process.execPath, [AWAITED, 'usage', t.base, KEYS.acmeProdRead, '30']);
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(run.out()).toBe('flushed true\nclosed\n');
+    // 30 before flush(), 30 more sent by close().
+    expect((await totalsOf(t.base, 'script-flag', KEYS.acmeProdRead)).total).toBe(60);
+  } finally {
+    await t.close();
+  }
+});
+
+it("holds the process while an awaited management call waits to retry: the script's catch gets the error", async () => {
+  const t = await startTestServer();
+  const base = t.base;
+  await t.close();
+  // Refused connections: retried twice after a wait, then NETWORK_ERROR.
+  const run = spawnCollecting(process.execPath, [AWAITED, 'management', base, KEYS.acmeProdFull]);
+  expect(await run.exited).toEqual({ code: 0, signal: null });
+  expect(run.out()).toBe('caught NETWORK_ERROR\n');
 });

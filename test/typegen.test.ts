@@ -3,12 +3,16 @@
  * json flags: its output byte for byte against golden files (one environment read with a
  * read-only key, as a `.d.ts` and a `.ts`; a project's environments merged with the admin
  * token; one environment after a flag is deleted), the built bin's `--check` passing and failing
- * with a diff, its exit codes, and `--watch` picking up a created and a deleted flag.
+ * with a diff, its exit codes, `--watch` picking up a created and a deleted flag, and exit code 2
+ * with a message in every mode when the server cannot be read (refused, a non-2xx after the
+ * retries, a body that is not flags).
  *
  * `FLAGWIRE_UPDATE_GOLDEN=1` rewrites the golden files from the server instead of comparing.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -212,5 +216,70 @@ describe('the flagwire bin', () => {
       `flagwire types: wrote ${out} (0 flags)`,
     ]);
     expect(run.err()).toBe('');
+  });
+});
+
+describe('the flagwire bin against a server it cannot read', () => {
+  /** A base URL on 127.0.0.1 where nothing listens: connections are refused. */
+  let refused: string;
+  /** An HTTP server answering `/<case>/...`: 503 every time, HTML, JSON that is not flags. */
+  let broken: string;
+  let closeBroken: () => Promise<void>;
+
+  beforeAll(async () => {
+    const server = createServer((request, response) => {
+      const [, kind] = request.url!.split('/');
+      if (kind === 'busy') response.writeHead(503, { 'retry-after': '0' }).end('{"error":"UNAVAILABLE"}');
+      else if (kind === 'html') response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>hi</h1>');
+      else response.writeHead(200, { 'content-type': 'application/json' }).end('{"flags":[]}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    broken = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    closeBroken = () => new Promise((resolve) => server.close(() => resolve()));
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    refused = `http://127.0.0.1:${(probe.address() as AddressInfo).port}/api/v1`;
+    await new Promise((resolve) => probe.close(resolve));
+  });
+  afterAll(() => closeBroken?.());
+
+  const key = ['--api-key', K.labFull];
+  it.each([
+    [
+      'writing, refused',
+      () => ['--base-url', refused, ...key],
+      /\/api\/v1\/flags failed: .*ECONNREFUSED.*NETWORK_ERROR/,
+    ],
+    ['--check, refused', () => ['--check', '--base-url', refused, ...key], /ECONNREFUSED.*NETWORK_ERROR/],
+    ['--watch, refused', () => ['--watch', '--base-url', refused, ...key], /ECONNREFUSED.*NETWORK_ERROR/],
+    [
+      '--check with the admin token, refused',
+      () => ['--check', '--base-url', refused, '--admin-token', 'x'.repeat(20), '--project', 'shop'],
+      /\/admin\/api\/overview failed: .*ECONNREFUSED.*NETWORK_ERROR/,
+    ],
+    [
+      '--check, 503 after every retry',
+      () => ['--check', '--base-url', `${broken}/busy/api/v1`, ...key],
+      /\/busy\/api\/v1\/flags answered 503.*UNAVAILABLE/,
+    ],
+    [
+      '--check, an answer that is not JSON',
+      () => ['--check', '--base-url', `${broken}/html/api/v1`, ...key],
+      /\/html\/api\/v1\/flags answered a body that is not JSON.*INVALID_RESPONSE/,
+    ],
+    [
+      '--check, JSON that is not a list of flags',
+      () => ['--check', '--base-url', `${broken}/shape/api/v1`, ...key],
+      /\/shape\/api\/v1\/flags answered something that is not a list of flags.*INVALID_RESPONSE/,
+    ],
+  ])('exits 2 with the reason on stderr: %s', async (_, args, reason) => {
+    const out = join(dir, 'unreadable', 'flags.d.ts');
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, 'as it was\n');
+    const run = await flagwire('types', '--out', out, ...args());
+    expect(run).toMatchObject({ code: 2, out: '' });
+    expect(run.err).toMatch(/^flagwire types: /);
+    expect(run.err).toMatch(reason);
+    expect(await readFile(out, 'utf8')).toBe('as it was\n');
   });
 });

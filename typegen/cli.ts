@@ -2,7 +2,9 @@
  * `flagwire`: the SDK's command line. `flagwire types` writes the `FlagwireFlags` augmentation
  * of a server's flags, so that a misspelt or deleted flag key fails the build. Exit codes: 0
  * done (or up to date), 1 `--check` found the file out of date, 2 a usage error or a server that
- * could not be read.
+ * could not be read (refused, no answer, a non-2xx after the retries, an answer that is not
+ * flags), in every mode: a CI check that could not check fails. Should the process ever run out
+ * of work before the command settled, it exits 2 too, never 0 in silence.
  */
 import { parseArgs } from 'node:util';
 import { isFlagwireError } from '../src/index.js';
@@ -112,6 +114,19 @@ async function run(command: Command): Promise<number> {
   return 0;
 }
 
+/**
+ * `error`'s message, with the reason underneath it when it was caught from elsewhere (`fetch
+ * failed` is `connect ECONNREFUSED 127.0.0.1:8787`), and its code.
+ */
+function describe(error: unknown): string {
+  let text = (error as Error)?.message ?? String(error);
+  let cause = (error as Error)?.cause;
+  for (let depth = 0; cause instanceof Error && depth < 3; depth++, cause = cause.cause) {
+    if (!text.includes(cause.message)) text += `: ${cause.message}`;
+  }
+  return isFlagwireError(error) ? `${text} (${error.code})` : text;
+}
+
 async function main(): Promise<void> {
   let command: Command | undefined;
   try {
@@ -124,12 +139,20 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  let settled = false;
+  // Nothing left to wait for, and no answer: something let go of the process. Fail, loudly.
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('flagwire types: stopped before the server answered\n');
+    process.exitCode = 2;
+  });
   try {
     process.exitCode = await run(command);
   } catch (error) {
-    const code = isFlagwireError(error) ? ` (${error.code})` : '';
-    process.stderr.write(`flagwire types: ${(error as Error).message}${code}\n`);
+    process.stderr.write(`flagwire types: ${describe(error)}\n`);
     process.exitCode = 2;
+  } finally {
+    settled = true;
   }
 }
 

@@ -56,11 +56,21 @@ export interface WatchOptions extends TypesOptions {
 
 /**
  * Writes the file, then again after every change the SDK client applies (changes that arrive
- * while the flags are being read make them be read once more). Rejects when the client cannot
- * start (the key refused); a failed read is logged and retried at the next change.
+ * while the flags are being read make them be read once more). Rejects when the first read fails
+ * (the server refused, unreachable, or not answering flags: nothing was watched yet) or the
+ * client cannot start (the key refused); a later failed read is logged and retried at the next
+ * change.
  */
 export async function watch(options: WatchOptions): Promise<void> {
   const { credentials, out, log, signal } = options;
+  let first: { text: string; keys: number };
+  try {
+    first = await generate(options, signal);
+  } catch (error) {
+    if (signal.aborted) return;
+    throw error;
+  }
+  if (await writeIfChanged(out, first.text)) log(`wrote ${out} (${flagCount(first.keys)})`);
   const client = createClient({
     ...credentials,
     logger: { warn: (m) => log(`warning: ${m}`), error: (m) => log(`error: ${m}`) },

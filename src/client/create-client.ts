@@ -11,6 +11,7 @@
  */
 import { sdkFlag } from '../core/sdk-flag.js';
 import type { JsonValue } from '../core/targeting/types.js';
+import { later } from '../core/timers.js';
 import type { FlagDetail, SdkFlag, SdkSnapshot } from '../core/types.js';
 import { kindOfDefault, servedDetail, servedValue, type ValueKind } from './evaluation.js';
 import { FlagStore } from './flag-store.js';
@@ -109,6 +110,14 @@ export function clientParts(
 
   const loop = syncLoop(o, store, emit, emitChanges);
   const reporter = o.usage && usageReporter(o, store, () => loop.status().state);
+  /**
+   * `work`, holding the process (a ref'd timer) until it settles, whatever `holdProcess` says:
+   * its caller awaits it (§9), as `ready()`'s does. Bounded: every attempt has its deadline.
+   */
+  const held = <T>(work: Promise<T>): Promise<T> => {
+    const timer = later(2 ** 31 - 1, () => {}, true);
+    return work.finally(() => clearTimeout(timer));
+  };
   const client: FlagwireClient = {
     ...loop,
     start() {
@@ -119,12 +128,12 @@ export function clientParts(
       reporter?.start();
       return loop.ready(options);
     },
-    flush: async () => !reporter || reporter.flush(),
+    flush: async () => !reporter || held(reporter.flush()),
     async close() {
-      // Closed at once (nothing leaves closed, §9); what was counted is still sent, within
-      // timeoutMs, in a last report that says so (even without counts, once started).
+      // Closed at once (nothing leaves closed, §9); what was counted is still sent in a last
+      // report that says so (even without counts, once started), retried as §13.6 says.
       const closed = loop.close();
-      await reporter?.close(o.timeoutMs);
+      if (reporter) await held(reporter.close());
       return closed;
     },
 

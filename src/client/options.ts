@@ -57,8 +57,9 @@ export interface ClientOptions {
    * changes does not exit when the server goes away. `false` for scripts that should exit when
    * their own work is done, `close()` or not: then nothing of the client holds the process, in
    * any state (on Node the client's requests then go over connections of their own whose
-   * sockets are unref'd, unless you pass your own `fetch`). Browsers and workers have no process
-   * to hold.
+   * sockets are unref'd, unless you pass your own `fetch`). Either way a pending `ready()`,
+   * `flush()` or `close()` holds the process until it settles: its caller awaits it. Browsers and
+   * workers have no process to hold.
    * @default true
    */
   holdProcess?: boolean;

@@ -196,13 +196,17 @@ export interface FlagwireClient {
    * Sends the usage counts now (`docs/protocol.md` §13.6), with every report still waiting:
    * `true` once the server accepted all of them, `false` when some wait still (they are retried)
    * or the server has usage off (asked again in about an hour) or refused the key. A serverless
-   * function awaits it before it returns.
+   * function awaits it before it returns. While pending it holds the process, whatever
+   * `holdProcess` says.
    */
   flush(): Promise<boolean>;
   /**
    * Stops all network activity and timers at once, and resolves once what was counted for usage
-   * is sent (within `timeoutMs`), in a last report that says the client is `closed` (sent even
-   * without counts by a started client). Idempotent; evaluation keeps answering from the last flags.
+   * is sent, in a last report that says the client is `closed` (sent even without counts by a
+   * started client): each attempt within `timeoutMs`, a failed one made again at once, 3 failed
+   * attempts in all; what still could not be delivered is logged (`logger.error`) with the
+   * evaluations it held. While pending it holds the process, whatever `holdProcess` says.
+   * Idempotent; evaluation keeps answering from the last flags.
    */
   close(): Promise<void>;
 }

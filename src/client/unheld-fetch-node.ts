@@ -2,8 +2,10 @@
  * Node's `fetch` for a client created with `holdProcess: false` (bound by the Node build in
  * place of `unheld-fetch.ts`): a GET over `node:http`/`node:https` on a connection of its own
  * whose socket is unref'd, so that neither the snapshot request nor the open event stream keeps
- * the process alive. It covers what the client sends (GET, headers, an abort signal); it asks
- * for no compression and follows no redirect (a 3xx reaches the client as an error).
+ * the process alive. It covers what the client sends (GET, and the usage reports' POST with a
+ * text body; headers, an abort signal); it asks for no compression and follows no redirect (a 3xx
+ * reaches the client as an error). An awaited `flush()` or `close()` holds the process itself
+ * (`create-client.ts`), so its reports are sent over these connections too.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -32,5 +34,6 @@ export const unheldFetch: typeof fetch = (input, init = {}) =>
     );
     request.on('socket', (socket) => socket.unref());
     request.on('error', reject);
-    request.end();
+    // A text body (a usage report's JSON): `end` sends it with its Content-Length.
+    request.end(typeof init.body === 'string' ? init.body : undefined);
   });

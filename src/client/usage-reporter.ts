@@ -6,9 +6,10 @@
  * over 900 KB of JSON is split in several. `401`, `403` stop it for good (the client stops on
  * them too); a Flagwire server's `404 NOT_FOUND` (usage off) for an hour; another `4xx` drops the
  * report. In browsers, when the page is hidden or left, the waiting reports go at once with
- * `keepalive` (64 KiB at most in flight). `close()` sends a last report, `state: "closed"`. A
- * report carries counts, the client's random instance id, what it holds and its state: never a
- * user key, attribute, IP or host name.
+ * `keepalive` (64 KiB at most in flight). `close()` sends a last report, `state: "closed"`, and
+ * every waiting one, again at once after a failed attempt (`CLOSE_ATTEMPTS` in all), and logs as
+ * an error the evaluations it could not deliver. A report carries counts, the client's random
+ * instance id, what it holds and its state: never a user key, attribute, IP or host name.
  *
  * Written for size (every app ships it, `test/bundle-size.test.ts`): one timer, the client's
  * deadline (`startExchange`) and `Retry-After` parsing, closures rather than classes.
@@ -38,9 +39,20 @@ export interface UsageReporter {
   miss(key: string): undefined;
   /** A report of the counts now, then every waiting report sent; `true` when none is left waiting. */
   flush(): Promise<boolean>;
-  /** A last report (once started, even empty: it says `closed`), sent within `timeoutMs`; then stops for good. */
-  close(timeoutMs: number): Promise<void>;
+  /**
+   * A last report (once started, even empty: it says `closed`) and every waiting one sent, each
+   * attempt within `timeoutMs`, a failed one made again at once (`CLOSE_ATTEMPTS` failed attempts
+   * in all); what is still not accepted is logged as an error with the evaluations it held. Then
+   * stops for good.
+   */
+  close(): Promise<void>;
 }
+
+/**
+ * Failed attempts `close()` makes, in all, at the reports it sends (each within `timeoutMs`)
+ * before it gives up on those still not accepted (`docs/protocol.md` §13.6).
+ */
+export const CLOSE_ATTEMPTS = 3;
 
 const browser = typeof document === 'object';
 const HOUR = 3_600_000;
@@ -105,6 +117,8 @@ export function usageReporter(
   let timer: Timer | undefined;
   /** Bytes of the `keepalive` requests under way. */
   let kept = 0;
+  /** Why the last failed attempt failed, for the error `close()` logs. */
+  let failure = '';
   /** Unsubscribes from the page's events. */
   const page = new AbortController();
 
@@ -176,6 +190,7 @@ export function usageReporter(
    */
   const attempt = async (report: Report, keepalive = false) => {
     const exchange = startExchange(o.timeoutMs);
+    const url = `${o.base}/sdk/usage`;
     let status = 0;
     let retryAfter: number | undefined;
     let usageOff = false;
@@ -185,7 +200,7 @@ export function usageReporter(
     }
     try {
       const response = await exchange.race(
-        o.fetch(`${o.base}/sdk/usage`, {
+        o.fetch(url, {
           method: 'POST',
           headers: { authorization: o.authorization, 'content-type': 'application/json' },
           body: report.body,
@@ -197,8 +212,9 @@ export function usageReporter(
       retryAfter = parseRetryAfter(response.headers.get('retry-after'));
       // Read whole (the connection is reused): a Flagwire server's `404` says `NOT_FOUND`.
       usageOff = (await exchange.race(response.json())).error === 'NOT_FOUND' && status === 404;
-    } catch {
+    } catch (error) {
       // A network error, no answer in time, or a body that is no JSON: retried with the same id.
+      failure = exchange.failure(error, 'POST', url).message;
     }
     exchange.end();
     if (keepalive) {
@@ -212,6 +228,7 @@ export function usageReporter(
       o.logger.warn('usage is off on the server: none sent for an hour');
       waiting.length = 0;
     } else if (status < 200 || status > 499 || status === 404 || status === 408 || status === 429) {
+      if (status) failure = `POST ${url} answered ${status}`;
       notBefore =
         Date.now() +
         Math.max(retryAfter ?? 0, Math.min(60_000, 1000 * 2 ** tries++) * (0.5 + Math.random() / 2));
@@ -314,12 +331,24 @@ export function usageReporter(
       else dropped++;
     },
     flush,
-    async close(timeoutMs) {
-      const deadline = startExchange(timeoutMs);
+    async close() {
       // The last report, even without counts once started (a heartbeat as if 5 quiet intervals went by).
       if (started) quiet = 4;
-      await deadline.race(flush(true)).catch(() => {});
-      deadline.end();
+      // Each flush ends at a failed attempt (a cut connection, no answer in time, a 5xx) or with
+      // none left waiting; the next, at once, starts again with the report that failed.
+      for (let i = 0; i++ < CLOSE_ATTEMPTS && !(await flush(true)); );
+      if (!stopped && waiting[0]) {
+        // What is dropped, in evaluations: every count of every report still waiting.
+        let n = 0;
+        for (const { body } of waiting) {
+          const r = JSON.parse(body);
+          n += r.unknownDropped + r.notReady;
+          for (const row of [...r.counts, ...r.unknown]) n += row.count;
+        }
+        o.logger.error(
+          `usage: ${n} evaluations not delivered at close, ${CLOSE_ATTEMPTS} attempts failed: ${failure}`,
+        );
+      }
       stop();
     },
   };

@@ -32,7 +32,8 @@ export interface ManagementClientOptions {
    */
   timeoutMs?: number;
   /**
-   * Retries of GET and DELETE calls on network errors, 429 and 503 (honouring `Retry-After`).
+   * Retries of GET and DELETE calls on network errors, 429 and 503 (honouring `Retry-After`). A
+   * pending call holds the process through its waits, so an awaiting script gets its error.
    * @default 2
    */
   retries?: number;

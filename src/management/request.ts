@@ -2,7 +2,9 @@
  * One management API call: JSON in and out, a timeout and the caller's signal, retries only
  * where they are safe (GET and DELETE on network errors, 429 and 503, honouring
  * `Retry-After`), and every non-2xx as a `FlagwireError` with `status`, the service's `code`
- * and `message`, the method and the URL (never the key).
+ * and `message`, the method and the URL (never the key). A call holds the process (Node, Deno,
+ * Bun) until it settles, through its retry waits too: its caller awaits it, and a script whose
+ * only work is that call must reach its `catch`, not end with an unsettled `await`.
  */
 
 import { startExchange } from '../core/deadline-exchange.js';
@@ -31,9 +33,10 @@ function retryDelayMs(header: string | null, attempt: number): number {
   return told === undefined ? Math.min(250 * 2 ** attempt, 5000) : Math.min(told, 30_000);
 }
 
+/** The wait before a retry, on a timer that holds the process: the caller awaits the call. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
-    const timer = later(ms, resolve);
+    const timer = later(ms, resolve, true);
     signal?.addEventListener(
       'abort',
       () => {
@@ -84,7 +87,7 @@ export async function call<T>(
   for (let attempt = 0; ; attempt++) {
     if (options.signal?.aborted)
       throw new FlagwireError('ABORTED', `${method} ${url} was aborted`, { method, url });
-    const exchange = startExchange(settings.timeoutMs, options.signal);
+    const exchange = startExchange(settings.timeoutMs, options.signal, true);
     try {
       const headers: Record<string, string> = {
         authorization: settings.authorization,
