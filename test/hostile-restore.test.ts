@@ -91,6 +91,10 @@ async function expectIsolated(t: TestServer, errors: string[], reason: RegExp) {
   });
   expect(ofrep.status).toBe(503);
   expect(await ofrep.json()).toMatchObject({ errorCode: 'GENERAL' });
+  const manifest = await fetch(`${t.server.url}/openfeature/v0/manifest`, {
+    headers: { authorization: `Bearer ${KEYS.acmeStageFull}` },
+  });
+  expect(manifest.status).toBe(503);
   // The other environments serve, and take writes.
   const prod = await sdkFlags(t, KEYS.acmeProdRead);
   expect(prod.status).toBe(200);

@@ -2,11 +2,12 @@
  * The flag manifest the OpenFeature CLI pulls (`GET /openfeature/v0/manifest`, protocol.md
  * §11.5) on a real server with boolean, rollout, string, number and json flags: its credential
  * (401 without one, read-only allowed, a client key refused), its body byte for byte and against
- * the CLI's published contracts (vendored in test/fixtures/openfeature-cli: the sync API's
- * `ManifestEnvelope` and `ErrorResponse`, and the manifest file `openfeature pull` writes, checked
- * against its JSON schema), its read-only write paths, and the CLI's own `generate nodejs` output
- * compiled against `@openfeature/server-sdk` with `FlagwireProvider`. The CLI itself is a Go
- * binary with no npm package, so it does not run here.
+ * the CLI's published contracts (vendored in test/fixtures/openfeature-cli: every live answer
+ * against the response sync.yaml documents for its path, method and status, and the manifest file
+ * `openfeature pull` writes, checked against its JSON schema), its write paths refused as sync.yaml
+ * documents for a token without write scope, and the CLI's own `generate nodejs` output compiled
+ * against `@openfeature/server-sdk` with `FlagwireProvider`. The CLI itself is a Go binary with no
+ * npm package, so it does not run here.
  */
 import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
@@ -22,10 +23,32 @@ const vendored = (name: string) =>
 // The sync API's OpenAPI document as a schema store: its components are JSON Schema (with
 // OpenAPI's `nullable`, which Ajv knows); `strict: false` lets the document's other keys be.
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-ajv.addSchema(parse(vendored('sync.yaml')), 'sync.yaml');
+const sync = parse(vendored('sync.yaml')) as {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: { $ref: string } }> }> }>
+  >;
+};
+ajv.addSchema(sync, 'sync.yaml');
 const envelopeValid = ajv.getSchema('sync.yaml#/components/schemas/ManifestEnvelope')!;
 const errorValid = ajv.getSchema('sync.yaml#/components/schemas/ErrorResponse')!;
 const manifestFileValid = ajv.compile(JSON.parse(vendored('flag-manifest.json')));
+
+/**
+ * Reads `res`, the answer to `method` on sync.yaml's path `template`, and checks it is one
+ * sync.yaml documents: that status for that operation, a JSON body valid by its schema.
+ */
+async function documentedAnswer(res: Response, method: string, template: string): Promise<unknown> {
+  const response = sync.paths[template]?.[method.toLowerCase()]?.responses[String(res.status)];
+  expect(response, `sync.yaml documents no ${res.status} for ${method} ${template}`).toBeDefined();
+  expect(res.headers.get('content-type')).toBe('application/json');
+  const validate = ajv.getSchema(`sync.yaml${response!.content!['application/json']!.schema.$ref}`)!;
+  const body = await res.json();
+  expect(validate(body), `${method} ${template} ${res.status}: ${JSON.stringify(validate.errors)}`).toBe(
+    true,
+  );
+  return body;
+}
 
 interface ManifestFlag {
   key: string;
@@ -44,7 +67,6 @@ const EXPECTED: ManifestFlag[] = [
   { key: 'levels', type: 'object', description: null, defaultValue: {} },
   { key: 'max-items', type: 'integer', description: null, defaultValue: 10 },
   { key: 'new-checkout', type: 'boolean', description: 'The new checkout flow.', defaultValue: false },
-  { key: 'price-factor', type: 'float', description: null, defaultValue: 1.25 },
   { key: 'search-rollout', type: 'boolean', description: null, defaultValue: false },
   {
     key: 'theme',
@@ -73,32 +95,29 @@ describe('GET /openfeature/v0/manifest', () => {
     ]) {
       const res = await manifest(init);
       expect(res.status).toBe(401);
-      expect(res.headers.get('content-type')).toBe('application/json');
-      const body = await res.json();
-      expect(body).toEqual({
+      expect(await documentedAnswer(res, 'GET', '/openfeature/v0/manifest')).toEqual({
         error: {
           message: 'an API key of the environment is required: Authorization: Bearer <key>',
           status: 401,
         },
       });
-      expect(errorValid(body), JSON.stringify(errorValid.errors)).toBe(true);
     }
   });
 
   it('refuses a client key (403): it evaluates through OFREP only', async () => {
     const res = await manifest(bearer(K.shopProdClient));
     expect(res.status).toBe(403);
-    const body = await res.json();
+    const body = (await documentedAnswer(res, 'GET', '/openfeature/v0/manifest')) as { error: unknown };
     expect(body.error).toMatchObject({ status: 403, message: expect.stringMatching(/read-only key/) });
-    expect(errorValid(body)).toBe(true);
   });
 
   it("answers a read-only key (and a full one) with the environment's flags, sorted, in the sync API's shape", async () => {
     const res = await manifest(bearer(K.shopProdRead));
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
     expect(res.headers.get('x-manifest-capabilities')).toBe('read');
-    const body = (await res.json()) as { flags: ManifestFlag[] };
+    const body = (await documentedAnswer(res, 'GET', '/openfeature/v0/manifest')) as {
+      flags: ManifestFlag[];
+    };
     expect(body).toEqual({ flags: EXPECTED });
     const full = await manifest(bearer(K.shopProdFull));
     expect(await full.json()).toEqual(body);
@@ -111,14 +130,24 @@ describe('GET /openfeature/v0/manifest', () => {
     ]);
   });
 
-  it("is the sync API's ManifestEnvelope, but for a number flag with a non-integer value (float)", async () => {
+  it("is the sync API's ManifestEnvelope whole: a number flag with a non-integer value, which it cannot type, is left out", async () => {
     const body = (await (await manifest(bearer(K.shopProdRead))).json()) as { flags: ManifestFlag[] };
-    const integral = { flags: body.flags.filter((f) => f.type !== 'float') };
-    expect(envelopeValid(integral), JSON.stringify(envelopeValid.errors)).toBe(true);
-    // `float`, the CLI's own type name (its manifest schema has it), is outside the sync API's enum.
-    expect(envelopeValid(body)).toBe(false);
-    const paths = new Set(envelopeValid.errors!.map((e) => e.instancePath));
-    expect([...paths].sort()).toEqual(['/flags/4/defaultValue', '/flags/4/type']);
+    expect(envelopeValid(body), JSON.stringify(envelopeValid.errors)).toBe(true);
+    // sync.yaml's types are boolean, string, integer and object, its default values the same: a
+    // `float` (the CLI's manifest-file name) or 1.25 in either place is outside them.
+    expect(body.flags.map((f) => f.key)).not.toContain('price-factor');
+    for (const [type, defaultValue] of [
+      ['float', 1.25],
+      ['integer', 1.25],
+    ] as const) {
+      const flag = { key: 'price-factor', type, description: null, defaultValue };
+      expect(envelopeValid({ flags: [flag] })).toBe(false);
+    }
+    // An integer number flag stays in, as `integer`.
+    expect(body.flags.find((f) => f.key === 'max-items')).toMatchObject({
+      type: 'integer',
+      defaultValue: 10,
+    });
   });
 
   it('gives the manifest file `openfeature pull` writes from it, valid by the CLI schema', async () => {
@@ -138,22 +167,46 @@ describe('GET /openfeature/v0/manifest', () => {
     expect(manifestFileValid(broken)).toBe(false);
   });
 
-  it('is read-only: the sync API write paths answer 405; HEAD, OPTIONS and a trailing slash work', async () => {
+  it('is read-only: the sync API writes answer 403 as sync.yaml documents for a token without write scope', async () => {
     const key = bearer(K.shopProdFull).headers;
     const json = { ...key, 'content-type': 'application/json' };
     const body = JSON.stringify({ key: 'x', type: 'boolean', defaultValue: false });
-    for (const [method, path] of [
-      ['POST', '/openfeature/v0/manifest/flags'],
-      ['PUT', '/openfeature/v0/manifest/flags/new-checkout'],
-      ['DELETE', '/openfeature/v0/manifest/flags/new-checkout'],
-      ['POST', '/openfeature/v0/manifest'],
+    for (const [method, path, template] of [
+      ['POST', '/openfeature/v0/manifest/flags', '/openfeature/v0/manifest/flags'],
+      ['PUT', '/openfeature/v0/manifest/flags/new-checkout', '/openfeature/v0/manifest/flags/{key}'],
+      ['DELETE', '/openfeature/v0/manifest/flags/new-checkout', '/openfeature/v0/manifest/flags/{key}'],
     ] as const) {
-      const res = await manifest({ method, headers: json, ...(method === 'DELETE' ? {} : { body }) }, path);
+      const init = { method, headers: json, ...(method === 'DELETE' ? {} : { body }) };
+      const res = await manifest(init, path);
+      expect(res.status, `${method} ${path}`).toBe(403);
+      const answer = (await documentedAnswer(res, method, template)) as { error: { message: string } };
+      expect(answer.error.message).toMatch(/does not have write access: Flagwire's manifest is read-only/);
+      // Without a key, 401 as documented; a read-only key has no write scope either.
+      const anonymous = await manifest(
+        { method, headers: { 'content-type': 'application/json' }, body },
+        path,
+      );
+      expect(anonymous.status).toBe(401);
+      await documentedAnswer(anonymous, method, template);
+      const read = await manifest({ ...init, headers: { ...json, ...bearer(K.shopProdRead).headers } }, path);
+      expect(read.status).toBe(403);
+      await documentedAnswer(read, method, template);
+    }
+    // Methods sync.yaml does not document on a path: 405, with what is allowed there.
+    for (const [method, path, allow] of [
+      ['POST', '/openfeature/v0/manifest', 'GET, HEAD, OPTIONS'],
+      ['GET', '/openfeature/v0/manifest/flags', 'POST, OPTIONS'],
+      ['POST', '/openfeature/v0/manifest/flags/new-checkout', 'PUT, DELETE, OPTIONS'],
+    ] as const) {
+      const res = await manifest({ method, headers: json, ...(method === 'GET' ? {} : { body }) }, path);
       expect(res.status, `${method} ${path}`).toBe(405);
-      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect(res.headers.get('allow')).toBe(allow);
       expect(errorValid(await res.json())).toBe(true);
     }
-    expect((await manifest({ method: 'POST' }, '/openfeature/v0/manifest/flags')).status).toBe(401);
+  });
+
+  it('answers HEAD, OPTIONS and a trailing slash', async () => {
+    const key = bearer(K.shopProdFull).headers;
     const head = await manifest({ method: 'HEAD', headers: key });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');

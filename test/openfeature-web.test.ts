@@ -1,14 +1,23 @@
 /**
  * `FlagwireWebProvider` (`flagwire/openfeature/web`) with the real OpenFeature web SDK against
- * the reference server: synchronous resolutions with the same reasons as the server provider,
- * the global context's `targetingKey` as the user, context changes, and client events as
- * provider events. (The same provider in Chromium, under React: test/react.test.ts.)
+ * the reference server: synchronous resolutions with the same reasons as the server provider
+ * (a served `null` included), the global context's `targetingKey` as the user, context changes,
+ * and client events as provider events, a refused or revoked key as one `PROVIDER_ERROR` with
+ * `PROVIDER_FATAL`. (The same provider in Chromium, under React: test/react.test.ts.)
  */
-import { ErrorCode, type EventDetails, OpenFeature, ProviderEvents } from '@openfeature/web-sdk';
+import {
+  ErrorCode,
+  type EventDetails,
+  OpenFeature,
+  ProviderEvents,
+  ProviderStatus,
+} from '@openfeature/web-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bucketOf } from '../src/index.js';
+import { bucketOf, createClient } from '../src/index.js';
 import { FlagwireWebProvider } from '../src/openfeature/web/index.js';
+import { adminCaller } from './helpers/admin.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
+import { whenState, whenTrue } from './helpers/wait.js';
 
 let t: TestServer;
 
@@ -81,5 +90,106 @@ describe('FlagwireWebProvider', () => {
     await t.api('PATCH', '/flags/web-bool', { enabled: false });
     expect(await changed).toEqual(['web-bool']);
     expect(client().getBooleanValue('web-bool', true)).toBe(false);
+  });
+
+  it('resolves a json flag that serves null to null, not to the default (spec 2.2.3)', async () => {
+    // A null reaches a client from data stored before the API took JSON objects only, or from a bootstrap.
+    const own = createClient({
+      baseUrl: t.base,
+      apiKey: KEYS.acmeProdRead,
+      offline: true,
+      logger: false,
+      bootstrap: [
+        {
+          key: 'web-null',
+          type: 'json',
+          enabled: true,
+          description: null,
+          variants: { none: null, some: { a: 1 } },
+          offVariant: 'some',
+          fallthrough: { variant: 'none' },
+        },
+      ],
+    });
+    await OpenFeature.setProviderAndWait('nulls', new FlagwireWebProvider(own));
+    const nulls = OpenFeature.getClient('nulls');
+    const details = nulls.getObjectDetails('web-null', { fallback: true });
+    expect(details).toMatchObject({ value: null, variant: 'none' });
+    expect(details.errorCode).toBeUndefined();
+    expect(nulls.getObjectValue('web-null', { fallback: true })).toBeNull();
+    await own.close();
+  });
+});
+
+describe('FlagwireWebProvider lifecycle events', () => {
+  it('rejects initialize for a refused key with PROVIDER_FATAL: one PROVIDER_ERROR, status FATAL', async () => {
+    const errors: Array<EventDetails | undefined> = [];
+    const refused = OpenFeature.getClient('refused');
+    refused.addHandler(ProviderEvents.Error, (details) => errors.push(details));
+    const bad = new FlagwireWebProvider({
+      baseUrl: t.base,
+      apiKey: `fw_live_${'q'.repeat(32)}`,
+      logger: false,
+    });
+    const failure = await OpenFeature.setProviderAndWait('refused', bad).catch((error: unknown) => error);
+    // The SDK emits the failed initialize's event (spec 2.8.1); the provider adds none.
+    expect(errors).toHaveLength(1);
+    expect(failure).toMatchObject({
+      code: ErrorCode.PROVIDER_FATAL,
+      message: expect.stringMatching(/refused the API key \(401\)/),
+    });
+    expect(refused.providerStatus).toBe(ProviderStatus.FATAL);
+    expect(refused.getBooleanDetails('web-bool', true)).toMatchObject({
+      value: true,
+      errorCode: ErrorCode.PROVIDER_FATAL,
+    });
+    await bad.onClose();
+  });
+
+  it('emits no CONFIGURATION_CHANGED before READY, and the changes after it', async () => {
+    const own = new FlagwireWebProvider({ baseUrl: t.base, apiKey: KEYS.acmeProdRead, logger: false });
+    const changed: string[] = [];
+    own.events.addHandler(ProviderEvents.ConfigurationChanged, (details) =>
+      changed.push(...((details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [])),
+    );
+    await OpenFeature.setProviderAndWait('fresh', own);
+    expect(changed).toEqual([]);
+    await t.api('POST', '/flags', { key: 'web-after-ready', type: 'boolean' });
+    await whenTrue(own.client, () => changed.includes('web-after-ready'));
+    expect(changed).toEqual(['web-after-ready']);
+  });
+
+  it('turns a key revoked while streaming into one PROVIDER_ERROR with PROVIDER_FATAL that says 401, status FATAL', async () => {
+    const admin = await adminCaller(t.server);
+    const key = (await (
+      await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })
+    ).json()) as { id: string; key: string };
+    const own = new FlagwireWebProvider({
+      baseUrl: t.base,
+      apiKey: key.key,
+      logger: false,
+      initialRetryDelayMs: 1,
+      maxRetryDelayMs: 1,
+    });
+    await OpenFeature.setProviderAndWait('revoked', own);
+    await whenState(own.client, 'connected');
+    const revoked = OpenFeature.getClient('revoked');
+    const errors: Array<EventDetails | undefined> = [];
+    const failed = new Promise<void>((resolve) =>
+      revoked.addHandler(ProviderEvents.Error, (details) => {
+        errors.push(details);
+        resolve();
+      }),
+    );
+    expect((await admin.asPage('DELETE', `/environments/acme/production/keys/${key.id}`)).status).toBe(204);
+    await failed;
+    await whenState(own.client, 'failed');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      errorCode: ErrorCode.PROVIDER_FATAL,
+      message: expect.stringMatching(/refused the API key \(401\)/),
+    });
+    expect(errors[0]?.message).not.toMatch(/terminated/);
+    expect(revoked.providerStatus).toBe(ProviderStatus.FATAL);
   });
 });

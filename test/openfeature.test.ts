@@ -1,9 +1,33 @@
-/** `FlagwireProvider` with the real OpenFeature server SDK against the reference server. */
-import { ErrorCode, type EventDetails, OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
+/**
+ * `FlagwireProvider` with the real OpenFeature server SDK against the reference server: reasons,
+ * error codes, values of every type (a served `null` included, spec 2.2.3) and provider events
+ * (spec 1.7.5, 2.8.1, 5.1.5: a refused or revoked key is one `PROVIDER_ERROR` with
+ * `PROVIDER_FATAL`; nothing before `READY`).
+ */
+import {
+  ErrorCode,
+  type EventDetails,
+  OpenFeature,
+  ProviderEvents,
+  ProviderStatus,
+} from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bucketOf } from '../src/index.js';
+import { bucketOf, createClient, type Flag } from '../src/index.js';
 import { FlagwireProvider } from '../src/openfeature/index.js';
+import { adminCaller } from './helpers/admin.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
+import { whenState, whenTrue } from './helpers/wait.js';
+
+/** A json flag whose fallthrough serves `null`. */
+const NULL_FLAG: Flag = {
+  key: 'of-null',
+  type: 'json',
+  enabled: true,
+  description: null,
+  variants: { none: null, some: { a: 1 } },
+  offVariant: 'some',
+  fallthrough: { variant: 'none' },
+};
 
 let t: TestServer;
 let provider: FlagwireProvider;
@@ -70,10 +94,125 @@ describe('FlagwireProvider', () => {
     expect(await changed).toEqual(['of-live']);
   });
 
-  it('reports an error at initialization for a refused key', async () => {
+  it('resolves a json flag that serves null to null, not to the default (spec 2.2.3), as the client does', async () => {
+    // The management API now takes JSON objects only (§12.1); a null reaches a client from data
+    // stored before that, or from a bootstrap, as here.
+    const own = createClient({
+      baseUrl: t.base,
+      apiKey: KEYS.acmeProdRead,
+      offline: true,
+      logger: false,
+      bootstrap: [NULL_FLAG],
+    });
+    await OpenFeature.setProviderAndWait('nulls', new FlagwireProvider(own));
+    const nulls = OpenFeature.getClient('nulls');
+    const details = await nulls.getObjectDetails('of-null', { fallback: true });
+    expect(details).toMatchObject({ value: null, variant: 'none' });
+    expect(details.errorCode).toBeUndefined();
+    expect(await nulls.getObjectValue('of-null', { fallback: true })).toBeNull();
+    expect(own.getJson('of-null', undefined, { fallback: true })).toBeNull();
+    expect(own.getDetail('of-null', undefined, { fallback: true })).toMatchObject({
+      value: null,
+      variant: 'none',
+    });
+    await own.close();
+  });
+});
+
+describe('FlagwireProvider lifecycle events', () => {
+  it('rejects initialize for a refused key with PROVIDER_FATAL: one PROVIDER_ERROR, status FATAL', async () => {
+    const errors: Array<EventDetails | undefined> = [];
+    const refused = OpenFeature.getClient('refused');
+    refused.addHandler(ProviderEvents.Error, (details) => errors.push(details));
     const bad = new FlagwireProvider({ baseUrl: t.base, apiKey: `fw_live_${'q'.repeat(32)}`, logger: false });
-    await expect(OpenFeature.setProviderAndWait('bad', bad)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    const failure = await OpenFeature.setProviderAndWait('refused', bad).catch((error: unknown) => error);
+    // The SDK emits the failed initialize's event (spec 2.8.1); the provider adds none.
+    expect(errors).toHaveLength(1);
+    expect(failure).toMatchObject({
+      code: ErrorCode.PROVIDER_FATAL,
+      message: expect.stringMatching(/refused the API key \(401\)/),
+    });
+    expect(errors[0]?.message).toMatch(/refused the API key \(401\)/);
+    expect(refused.providerStatus).toBe(ProviderStatus.FATAL);
+    expect(await refused.getBooleanDetails('of-bool', false)).toMatchObject({
+      value: false,
+      errorCode: ErrorCode.PROVIDER_FATAL,
+    });
     await bad.onClose();
+  });
+
+  it('reports an initialize that timed out as ERROR, then READY once the flags load', async () => {
+    const { startProxy } = await import('./helpers/proxy.js');
+    const proxy = await startProxy(t.server.port);
+    proxy.setReject(true);
+    const own = new FlagwireProvider({
+      baseUrl: `${proxy.url}/api/v1`,
+      apiKey: KEYS.acmeProdRead,
+      logger: false,
+      readyTimeoutMs: 50,
+    });
+    const late = OpenFeature.getClient('late');
+    const errors: Array<EventDetails | undefined> = [];
+    late.addHandler(ProviderEvents.Error, (details) => errors.push(details));
+    await expect(OpenFeature.setProviderAndWait('late', own)).rejects.toMatchObject({ code: 'TIMEOUT' });
+    expect(errors).toHaveLength(1);
+    expect(late.providerStatus).toBe(ProviderStatus.ERROR);
+    const ready = new Promise<void>((resolve) =>
+      own.events.addHandler(ProviderEvents.Ready, () => resolve()),
+    );
+    proxy.setReject(false);
+    await ready;
+    expect(late.providerStatus).toBe(ProviderStatus.READY);
+    expect(await late.getBooleanValue('of-bool', false)).toBe(true);
+    await own.onClose();
+    await proxy.close();
+  });
+
+  it('emits no CONFIGURATION_CHANGED before READY, and the changes after it', async () => {
+    const own = new FlagwireProvider({ baseUrl: t.base, apiKey: KEYS.acmeProdRead, logger: false });
+    const changed: string[] = [];
+    own.events.addHandler(ProviderEvents.ConfigurationChanged, (details) =>
+      changed.push(...((details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [])),
+    );
+    await OpenFeature.setProviderAndWait('fresh', own);
+    expect(changed).toEqual([]);
+    await t.api('POST', '/flags', { key: 'of-after-ready', type: 'boolean' });
+    await whenTrue(own.client, () => changed.includes('of-after-ready'));
+    expect(changed).toEqual(['of-after-ready']);
+  });
+
+  it('turns a key revoked while streaming into one PROVIDER_ERROR with PROVIDER_FATAL that says 401, status FATAL', async () => {
+    const admin = await adminCaller(t.server);
+    const key = (await (
+      await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })
+    ).json()) as { id: string; key: string };
+    const own = new FlagwireProvider({
+      baseUrl: t.base,
+      apiKey: key.key,
+      logger: false,
+      initialRetryDelayMs: 1,
+      maxRetryDelayMs: 1,
+    });
+    await OpenFeature.setProviderAndWait('revoked', own);
+    await whenState(own.client, 'connected');
+    const revoked = OpenFeature.getClient('revoked');
+    const errors: Array<EventDetails | undefined> = [];
+    const failed = new Promise<void>((resolve) =>
+      revoked.addHandler(ProviderEvents.Error, (details) => {
+        errors.push(details);
+        resolve();
+      }),
+    );
+    expect((await admin.asPage('DELETE', `/environments/acme/production/keys/${key.id}`)).status).toBe(204);
+    await failed;
+    await whenState(own.client, 'failed');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      errorCode: ErrorCode.PROVIDER_FATAL,
+      message: expect.stringMatching(/refused the API key \(401\)/),
+    });
+    expect(errors[0]?.message).not.toMatch(/terminated/);
+    expect(revoked.providerStatus).toBe(ProviderStatus.FATAL);
   });
 });
 

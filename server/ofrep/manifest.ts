@@ -2,43 +2,50 @@
  * The flag manifest the OpenFeature CLI pulls (`openfeature pull`): `GET /openfeature/v0/manifest`
  * as open-feature/cli's `api/v0/sync.yaml` describes it (`docs/protocol.md` §11.5), so its
  * `generate` commands write typed accessors for Flagwire flags with no Flagwire code. Read-only:
- * the sync API's write paths answer 405. Authenticated by the environment's API key as
- * `Authorization: Bearer` (full or read-only). Errors are the sync API's body
- * `{"error": {"message", "status"}}`, which the CLI reads and prints.
+ * the sync API's writes answer 403, as sync.yaml documents for a token without write scope (no
+ * key has it). Authenticated by the environment's API key as `Authorization: Bearer` (full or
+ * read-only). Errors are the sync API's body `{"error": {"message", "status"}}`, which the CLI
+ * reads and prints.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { Flag } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
 import type { Logger } from '../logger.js';
+import { notRestored } from '../state/damaged.js';
 import type { KeyRing } from '../state/key-ring.js';
 import type { FlagService } from '../state/service.js';
 import { StorageUnavailableError } from '../store/errors.js';
 
-/** A flag as the sync API's `ManifestFlag` describes it. */
+/** A flag as the sync API's `ManifestFlag` describes it: one of the four types its enum has. */
 export interface ManifestFlag {
   key: string;
-  /** `boolean`, `string`, `integer`, `object`, or `float` for a number flag with a non-integer value. */
-  type: 'boolean' | 'string' | 'integer' | 'float' | 'object';
+  type: 'boolean' | 'string' | 'integer' | 'object';
   description: string | null;
   defaultValue: JsonValue;
 }
 
 /** `/openfeature/v0/manifest`, and the sync API's write paths under it (`flags`, `flags/:key`). */
-const MANIFEST_PATH = /^\/+openfeature\/v0\/manifest(\/flags(?:\/[^/]+)?)?\/?$/;
+const MANIFEST_PATH = /^\/+openfeature\/v0\/manifest(\/flags(\/[^/]+)?)?\/?$/;
 
 const ALLOW = 'GET, HEAD, OPTIONS';
+
+/** The methods sync.yaml documents on its write paths: creating, and updating or archiving one flag. */
+const WRITES = { flags: 'POST', flag: 'PUT, DELETE' } as const;
 
 const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * One flag in the manifest. The default value is what the flag serves when it is off: `false`
- * for `boolean` and `rollout` flags, the off variant's value for `string` and `number` flags, and
- * for `json` flags the off variant's value when it is an object, else `{}` (the sync API's
- * default of an `object` flag is an object, and the CLI refuses a missing one).
+ * One flag in the manifest, or `undefined` for a flag sync.yaml has no type for. The default
+ * value is what the flag serves when it is off: `false` for `boolean` and `rollout` flags, the off
+ * variant's value for `string` and `number` flags, and for `json` flags the off variant's value
+ * when it is an object, else `{}` (the sync API's default of an `object` flag is an object, and
+ * the CLI refuses a missing one). A `number` flag with a non-integer variant is left out: the
+ * sync API's types and default values hold integers only, and calling it `integer` would have
+ * generated code read it as one.
  */
-export function manifestFlagOf(flag: Flag): ManifestFlag {
+export function manifestFlagOf(flag: Flag): ManifestFlag | undefined {
   const { key, description } = flag;
   if (flag.type === 'boolean' || flag.type === 'rollout')
     return { key, type: 'boolean', description, defaultValue: false };
@@ -46,7 +53,7 @@ export function manifestFlagOf(flag: Flag): ManifestFlag {
   if (flag.type === 'string') return { key, type: 'string', description, defaultValue: off ?? '' };
   if (flag.type === 'number') {
     const integers = Object.values(flag.variants).every((value) => Number.isInteger(value));
-    return { key, type: integers ? 'integer' : 'float', description, defaultValue: off ?? 0 };
+    return integers ? { key, type: 'integer', description, defaultValue: off ?? 0 } : undefined;
   }
   return { key, type: 'object', description, defaultValue: isObject(off) ? off : {} };
 }
@@ -77,7 +84,11 @@ export interface ManifestDeps {
 
 /** Answers the manifest's paths; `false` for any other path. */
 export function createManifestHandler({ logger, keys, flags }: ManifestDeps) {
-  async function handle(req: IncomingMessage, res: ServerResponse, write: boolean): Promise<void> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    write: keyof typeof WRITES | undefined,
+  ): Promise<void> {
     const method = req.method ?? 'GET';
     if (method === 'OPTIONS') {
       return send(res, 204, undefined, {
@@ -90,23 +101,35 @@ export function createManifestHandler({ logger, keys, flags }: ManifestDeps) {
     const grant = keys.authenticateOn(req.socket, req.headers.authorization);
     if (!grant)
       return fail(res, 401, 'an API key of the environment is required: Authorization: Bearer <key>');
-    if (write || (method !== 'GET' && method !== 'HEAD')) {
-      const message = write
-        ? "Flagwire's manifest is read-only: change flags with the management API or the dashboard"
-        : `${method} is not allowed; allowed: ${ALLOW}`;
-      return fail(res, 405, message, { allow: ALLOW });
+    const refused = notRestored(grant.env);
+    if (refused) return fail(res, 503, refused.message, refused.headers);
+    if (write) {
+      // A write sync.yaml documents is a token without write scope (403); another method, no route.
+      const allowed = `${WRITES[write]}, OPTIONS`;
+      if (!WRITES[write].split(', ').includes(method))
+        return fail(res, 405, `${method} is not allowed; allowed: ${allowed}`, { allow: allowed });
+      return fail(
+        res,
+        403,
+        "this API key does not have write access: Flagwire's manifest is read-only; change flags with the management API or the dashboard",
+        { 'x-manifest-capabilities': 'read' },
+      );
     }
+    if (method !== 'GET' && method !== 'HEAD')
+      return fail(res, 405, `${method} is not allowed; allowed: ${ALLOW}`, { allow: ALLOW });
     if (grant.access === 'client')
       return fail(res, 403, 'a client key evaluates flags through OFREP only; use a read-only key');
     // A settled read, as GET /flags (§7.3); Node sends no body to a HEAD request.
-    const manifest = { flags: (await flags.listFlags(grant.env)).map(manifestFlagOf) };
+    const listed = (await flags.listFlags(grant.env)).map(manifestFlagOf);
+    const manifest = { flags: listed.filter((flag) => flag !== undefined) };
     send(res, 200, manifest, { 'x-manifest-capabilities': 'read' });
   }
 
   return (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | false => {
     const match = MANIFEST_PATH.exec(path);
     if (!match) return false;
-    return handle(req, res, match[1] !== undefined).catch((error: unknown) => {
+    const write = match[1] === undefined ? undefined : match[2] === undefined ? 'flags' : 'flag';
+    return handle(req, res, write).catch((error: unknown) => {
       if (res.headersSent) return void res.destroy();
       if (error instanceof StorageUnavailableError)
         return fail(res, 503, error.message, { 'retry-after': '1' });

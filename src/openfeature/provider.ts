@@ -3,7 +3,8 @@
  * client. Every type resolves through the client's `getDetail`, decided locally, with the
  * context's `targetingKey` as the user key and its other attributes as attributes; Flagwire
  * reasons map onto OpenFeature's (`docs/protocol.md` §12.7); a flag of another type resolves to
- * the default with `TYPE_MISMATCH`. Client events become provider events. With `FlagwireFlags`
+ * the default with `TYPE_MISMATCH`; a served `null` stays `null`. Client events become provider
+ * events; a refused key is `PROVIDER_FATAL` (`./follow.ts`). With `FlagwireFlags`
  * augmented, each `resolve...Evaluation` takes only the keys of flags of its type; OpenFeature's own
  * client takes any string (typed accessors for it: the OpenFeature CLI, `docs/protocol.md` §11.5).
  */
@@ -13,6 +14,7 @@ import {
   OpenFeatureEventEmitter,
   type Provider,
   type ProviderEvents,
+  ProviderFatalError,
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
 import type {
@@ -47,8 +49,15 @@ export class FlagwireProvider implements Provider {
     this.client = this.#held.client;
   }
 
+  /**
+   * Resolves once flags are loaded; a refused key (401/403) rejects with `ProviderFatalError`
+   * (status `FATAL`). Events: `docs/protocol.md` §12.7.
+   */
   initialize(): Promise<void> {
-    return this.#held.start((event, details) => this.events.emit(event as ProviderEvents, details));
+    return this.#held.start(
+      (event, details) => this.events.emit(event as ProviderEvents, details),
+      (message, cause) => new ProviderFatalError(message, { cause }),
+    );
   }
 
   onClose(): Promise<void> {

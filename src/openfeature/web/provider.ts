@@ -10,6 +10,7 @@ import {
   type JsonValue,
   OpenFeatureEventEmitter,
   type Provider,
+  ProviderFatalError,
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
 import type {
@@ -38,9 +39,14 @@ export class FlagwireWebProvider implements Provider {
     this.client = this.#held.client;
   }
 
+  /**
+   * Resolves once flags are loaded; a refused key (401/403) rejects with `ProviderFatalError`
+   * (status `FATAL`). Events: `docs/protocol.md` §12.7.
+   */
   initialize(): Promise<void> {
-    return this.#held.start((event, details) =>
-      this.events.emit(event as Parameters<OpenFeatureEventEmitter['emit']>[0], details),
+    return this.#held.start(
+      (event, details) => this.events.emit(event as Parameters<OpenFeatureEventEmitter['emit']>[0], details),
+      (message, cause) => new ProviderFatalError(message, { cause }),
     );
   }
 
