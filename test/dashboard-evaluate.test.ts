@@ -85,8 +85,9 @@ describe('who gets what', () => {
     await sendOk(admin, 'PATCH', `${ENV}/flags/banner`, { enabled: true });
     const draft = { rules: BANNER_RULES, prerequisites: [{ flag: 'gate', variants: ['on'] }] };
     const answer = await who('banner', { key: 'zed', email: 'zed@acme.COM' }, draft);
-    // A string flag without targeting serves its first variant to everyone: `ON`, as the SDK says.
-    expect(answer.saved).toEqual({ value: 'Blue!', variant: 'blue', reason: 'ON' });
+    // A string flag without targeting serves its first variant to everyone: `ON`, and `static`
+    // (OpenFeature's STATIC, protocol.md §11.2), as the SDK's getDetail says.
+    expect(answer.saved).toEqual({ value: 'Blue!', variant: 'blue', reason: 'ON', static: true });
     expect(answer.draft).toEqual({
       value: 'Blue!',
       variant: 'blue',

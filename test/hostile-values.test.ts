@@ -123,7 +123,8 @@ describe('attributes are own properties only', () => {
     for (const [i, attribute] of INHERITED.entries()) {
       expect(await ofrep(existsFlag(i), WITHOUT), attribute).toMatchObject({
         value: false,
-        reason: 'DEFAULT',
+        reason: 'TARGETING_MATCH',
+        metadata: { fallthrough: true },
       });
       expect(await ofrep(existsFlag(i), ownText(attribute)), attribute).toMatchObject({
         value: true,
@@ -228,7 +229,11 @@ describe('impossible dates', () => {
       headers: { authorization: `Bearer ${KEYS.acmeProdRead}`, 'content-type': 'application/json' },
       body: `{"context":${context}}`,
     });
-    expect(await res.json()).toMatchObject({ value: false, reason: 'DEFAULT' });
+    expect(await res.json()).toMatchObject({
+      value: false,
+      reason: 'TARGETING_MATCH',
+      metadata: { fallthrough: true },
+    });
   });
 });
 

@@ -166,19 +166,25 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-/** OFREP's answer in the SDK's terms that all three share: value, variant, OpenFeature reason. */
+/**
+ * OFREP's answer in the SDK's terms that all three share: value, variant, reason (OFREP has no
+ * `DEFAULT`: a fixed fallthrough after targeting is `TARGETING_MATCH`, marked, §11.2).
+ */
 function viaOpenFeature(detail: FlagDetail<JsonValue>): Record<string, unknown> {
   if (detail.reason === 'MISSING_USER_KEY') return { errorCode: 'TARGETING_KEY_MISSING' };
+  if (detail.static) return { value: detail.value, variant: detail.variant, reason: 'STATIC' };
   const reason = {
     TARGET_MATCH: 'TARGETING_MATCH',
     RULE_MATCH: 'TARGETING_MATCH',
-    FALLTHROUGH: detail.split ? 'SPLIT' : 'DEFAULT',
+    FALLTHROUGH: detail.split ? 'SPLIT' : 'TARGETING_MATCH',
     OFF: 'DISABLED',
     PREREQUISITE_FAILED: 'DISABLED',
     ON: 'STATIC',
     ROLLOUT_IN: 'SPLIT',
     ROLLOUT_OUT: 'SPLIT',
   }[detail.reason as string];
+  if (detail.reason === 'FALLTHROUGH' && !detail.split)
+    return { value: detail.value, variant: detail.variant, reason, metadata: { fallthrough: true } };
   return { value: detail.value, variant: detail.variant, reason };
 }
 

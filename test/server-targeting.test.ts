@@ -355,7 +355,9 @@ describe('OFREP evaluates targeting with the one evaluator', () => {
     expect(await ofrep('of-colors', { targetingKey: 'x' })).toMatchObject({
       value: '#0f0',
       variant: 'green',
-      reason: 'DEFAULT',
+      // OFREP has no DEFAULT (§11.2): the fallthrough after targeting, marked.
+      reason: 'TARGETING_MATCH',
+      metadata: { fallthrough: true },
     });
   });
 });

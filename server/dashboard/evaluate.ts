@@ -6,7 +6,7 @@
  * page carries no parser. The edit is checked exactly as a `PATCH` of the flag would be, and
  * nothing is written.
  */
-import { compileFlag } from '../../src/core/targeting/compile.js';
+import { compileFlag, isStatic } from '../../src/core/targeting/compile.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../../src/core/targeting/evaluate.js';
 import { checkPattern, compileMatches } from '../../src/core/targeting/patterns.js';
 import type { JsonValue } from '../../src/core/targeting/types.js';
@@ -30,6 +30,7 @@ export interface Served {
   prerequisiteKey?: string;
   bucket?: number;
   split?: true;
+  static?: true;
   errorCode?: 'MALFORMED_FLAG';
   /** `ERROR`: what the evaluator could not do. */
   error?: string;
@@ -109,6 +110,7 @@ function serve(
     if (compiled.fallthrough.bounds.length > 0) served.split = true;
   }
   if (OUTCOME.bucket > 0) served.bucket = OUTCOME.bucket;
+  if (isStatic(compiled)) served.static = true;
   return served;
 }
 

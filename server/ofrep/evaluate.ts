@@ -9,8 +9,10 @@ import { evaluateDetail } from '../../src/core/evaluate.js';
 import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
 import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
+import { isStatic } from '../../src/core/targeting/compile.js';
 import { evaluateVariant, OUTCOME } from '../../src/core/targeting/evaluate.js';
 import { resolution } from '../../src/core/targeting/openfeature.js';
+import { kind } from '../../src/core/targeting/validate-shape.js';
 import type { SdkFlag } from '../../src/core/types.js';
 import { compiledFlag, targetingContext } from '../state/compiled.js';
 import type { Environment } from '../state/model.js';
@@ -88,13 +90,26 @@ export function evaluateOne(
     const outcome = resolution(compiled, index, OUTCOME);
     if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
     const { value, reason, variant, metadata } = outcome;
+    // OFREP carries a json flag's value as `objectFlag`, an object (§12.1): a flag saved before
+    // other values were refused answers why, as an error, and keeps serving them to the SDK.
+    if (compiled.type === 'json' && !isObject(value))
+      return {
+        key,
+        errorCode: 'GENERAL',
+        errorDetails: `json flag ${key} serves variant "${variant}", which is ${kind(value)}: OFREP carries objects only; give the flag object variants`,
+      };
+    // OFREP's reasons (§11.2) have no DEFAULT: a fixed fallthrough after targeting was looked at
+    // is the answer of that evaluation, TARGETING_MATCH, marked `fallthrough` in the metadata.
+    if (reason === 'DEFAULT')
+      return { key, value, reason: 'TARGETING_MATCH', variant, metadata: { ...metadata, fallthrough: true } };
     return { key, value, reason, variant, metadata };
   }
   const prefix = flag?.type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined;
   const plain = flag as SdkFlag | undefined;
   const detail = evaluateDetail(plain, context.targetingKey, false, true, prefix);
+  if (flag && isStatic(compiledFlag(flag))) detail.static = true;
   count?.(key, flag?.version, flag ? (detail.value ? 'on' : 'off') : null, detail.reason);
-  const outcome = openFeatureOutcome(detail);
+  const outcome = openFeatureOutcome(detail, key);
   if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
   return {
     key,

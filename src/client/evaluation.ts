@@ -9,6 +9,7 @@
  */
 import { evaluateDetail, evaluateFlag } from '../core/evaluate.js';
 import { attributeOf } from '../core/targeting/attributes.js';
+import { isStatic } from '../core/targeting/compile.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-store.js';
@@ -78,7 +79,8 @@ export function servedValue(
 
 /**
  * `servedValue` with why (`loaded`: whether flags are loaded, for `NOT_READY`). `named`: a plain
- * flag's answer names its variant too (`getDetail`; `isEnabledDetail` answers as it always has).
+ * flag's answer names its variant, and says `static` where it is (`getDetail`; `isEnabledDetail`
+ * answers as it always has).
  */
 export function servedDetail<T>(
   entry: FlagEntry | undefined,
@@ -99,7 +101,10 @@ export function servedDetail<T>(
   if (entry.plain) {
     const detail = evaluateDetail(entry.flag, user, defaultValue === true, loaded, entry.prefix);
     if (n) n[slot(detail.value ? 0 : 1, detail.reason)]!++;
-    if (named) detail.variant = detail.value ? 'on' : 'off';
+    if (named) {
+      detail.variant = detail.value ? 'on' : 'off';
+      if (isStatic(compiled)) detail.static = true;
+    }
     return detail as FlagDetail<unknown> as FlagDetail<T>;
   }
   const index = evaluateVariant(compiled, user, context);
@@ -122,5 +127,6 @@ export function servedDetail<T>(
     if (compiled.fallthrough.bounds.length > 0) detail.split = true;
   }
   if (OUTCOME.bucket > 0) detail.bucket = OUTCOME.bucket;
+  if (isStatic(compiled)) detail.static = true;
   return detail;
 }

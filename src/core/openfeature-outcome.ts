@@ -2,10 +2,12 @@
  * Flagwire's evaluation outcome in OpenFeature's vocabulary, as plain strings (no OpenFeature
  * package imported): one mapping for the server provider, the web provider and the reference
  * server's OFREP endpoints for plain flags (`docs/protocol.md` §11, §12.7), so all answer alike.
- * ON → STATIC; OFF and PREREQUISITE_FAILED → DISABLED; a rollout → SPLIT (variants `on` / `off`);
- * TARGET_MATCH and RULE_MATCH → TARGETING_MATCH; FALLTHROUGH → SPLIT when a split chose, DEFAULT
- * otherwise; a split that needs a `targetingKey` without one → TARGETING_KEY_MISSING; a flag of
- * another type → TYPE_MISMATCH.
+ * An answer every user gets (`static`: nothing in the flag varies by user) → STATIC; OFF and
+ * PREREQUISITE_FAILED → DISABLED; TARGET_MATCH and RULE_MATCH → TARGETING_MATCH; otherwise a rollout
+ * → SPLIT (variants `on` / `off`), and FALLTHROUGH → SPLIT when a split chose, DEFAULT when the
+ * flag has targeting and its fixed fallthrough served; a split that needs a `targetingKey`
+ * without one → TARGETING_KEY_MISSING; a flag of another type → TYPE_MISMATCH (the table:
+ * `docs/protocol.md` §11.2).
  */
 import type { EvaluationReason, FlagDetail } from './types.js';
 
@@ -53,16 +55,25 @@ const ERRORS: Partial<Record<EvaluationReason, [OpenFeatureErrorCode, string]>> 
   NOT_READY: ['PROVIDER_NOT_READY', 'flags not loaded yet'],
 };
 
-export function openFeatureOutcome<T>(detail: FlagDetail<T>): OpenFeatureOutcome<T> {
+/** `detail` in OpenFeature's words; `key`, when given, is named in the message of a flag not found. */
+export function openFeatureOutcome<T>(detail: FlagDetail<T>, key?: string): OpenFeatureOutcome<T> {
   const metadata: OpenFeatureOutcome['metadata'] = {};
   for (const field of ['version', 'bucket', 'ruleIndex', 'ruleId', 'prerequisiteKey'] as const)
     if (detail[field] !== undefined) (metadata as Record<string, unknown>)[field] = detail[field];
   const { reason } = detail;
-  const mapped = reason === 'FALLTHROUGH' ? (detail.split ? 'SPLIT' : 'DEFAULT') : REASONS[reason];
+  const mapped = detail.static
+    ? 'STATIC'
+    : reason === 'FALLTHROUGH'
+      ? detail.split
+        ? 'SPLIT'
+        : 'DEFAULT'
+      : REASONS[reason];
   if (mapped) {
     const variant = detail.variant ?? (detail.value ? 'on' : 'off');
     return { value: detail.value, reason: mapped, variant, metadata };
   }
+  if (reason === 'FLAG_NOT_FOUND' && key !== undefined)
+    return { reason: 'ERROR', errorCode: reason, errorMessage: `flag ${key} not found`, metadata };
   const [errorCode, errorMessage] =
     ERRORS[reason] ??
     (detail.errorCode === 'TYPE_MISMATCH'

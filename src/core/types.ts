@@ -243,6 +243,11 @@ export interface FlagDetail<T> {
   bucket?: number;
   /** A split chose the variant (a rule's or the fallthrough's). */
   split?: true;
+  /**
+   * Every user gets this answer: the flag is enabled with no targets, rules, prerequisites or
+   * split (a rollout at 0 or 100 % included). OpenFeature's reason `STATIC` (`docs/protocol.md` §11.2).
+   */
+  static?: true;
   /** The flag's version (environment revision of its last change), when the flag exists. */
   version?: number;
   /** `ERROR`: why. */

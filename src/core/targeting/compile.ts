@@ -131,6 +131,22 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
   return compiled;
 }
 
+/**
+ * Whether `flag` serves every user its fallthrough's one variant, nothing in it able to vary the
+ * answer: enabled, no targets, rules or prerequisites, and a fallthrough on one variant (a rollout
+ * at 0 or 100 %, or a split with all its weight on one slice, included). Such an answer is
+ * OpenFeature's `STATIC`; a disabled flag's is `DISABLED`, and where targeting exists and the
+ * fallthrough served, `DEFAULT` or `SPLIT` (`docs/protocol.md` §11.2). The one place this is
+ * decided: the SDK's detail, the dashboard and OFREP ask it.
+ */
+export const isStatic = (flag: CompiledFlag): boolean =>
+  flag.enabled &&
+  flag.malformed === undefined &&
+  flag.targets === undefined &&
+  flag.rules.length === 0 &&
+  flag.prerequisites.length === 0 &&
+  flag.fallthrough.fixed !== -1;
+
 /** Compiles a segment; never throws (one it cannot use is `malformed`: no one is in it). */
 export function compileSegment(segment: Segment, patterns?: PatternCompiler): CompiledSegment {
   const compiled: CompiledSegment = {

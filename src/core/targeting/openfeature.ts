@@ -1,11 +1,12 @@
 /**
  * A targeting evaluation in OpenFeature's vocabulary (CONTRACT "SDK and OpenFeature",
- * `docs/protocol.md` §12.7), for OFREP and both providers alike: `TARGET_MATCH` and
- * `RULE_MATCH` → `TARGETING_MATCH`; `FALLTHROUGH` → `SPLIT` for a split, `DEFAULT` for one
- * variant; `OFF` and `PREREQUISITE_FAILED` → `DISABLED`; `ON` → `STATIC`; a rollout → `SPLIT`.
- * A missing bucket value is `TARGETING_KEY_MISSING`, anything malformed `GENERAL`.
+ * `docs/protocol.md` §11.2, §12.7), as `../openfeature-outcome.ts` maps the SDK's detail: a flag
+ * every user gets the same answer from (`isStatic`) → `STATIC`; `TARGET_MATCH` and `RULE_MATCH` →
+ * `TARGETING_MATCH`; `FALLTHROUGH` → `SPLIT` for a split, `DEFAULT` for one variant; `OFF` and
+ * `PREREQUISITE_FAILED` → `DISABLED`; a rollout → `SPLIT`. A missing bucket value is
+ * `TARGETING_KEY_MISSING`, anything malformed `GENERAL`.
  */
-import type { CompiledFlag } from './compile.js';
+import { type CompiledFlag, isStatic } from './compile.js';
 import type { Outcome } from './evaluate.js';
 import type { JsonValue } from './types.js';
 
@@ -42,8 +43,9 @@ export function resolution(flag: CompiledFlag, index: number, outcome: Outcome):
     Object.assign(metadata, { ruleIndex: outcome.ruleIndex, ruleId: outcome.ruleId });
   if (reason === 'PREREQUISITE_FAILED') metadata.prerequisiteKey = outcome.prerequisiteKey;
   if (outcome.bucket) metadata.bucket = outcome.bucket;
-  const mapped: TargetingResolution['reason'] =
-    reason === 'TARGET_MATCH' || reason === 'RULE_MATCH'
+  const mapped: TargetingResolution['reason'] = isStatic(flag)
+    ? 'STATIC'
+    : reason === 'TARGET_MATCH' || reason === 'RULE_MATCH'
       ? 'TARGETING_MATCH'
       : reason === 'FALLTHROUGH'
         ? flag.fallthrough.bounds.length > 0

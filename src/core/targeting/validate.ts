@@ -42,6 +42,13 @@ export function validateVariants(value: unknown, type: ValueType): Record<string
     if (type === 'string') check(typeof v === 'string', path, `must be a string, got ${kind(v)}`);
     if (type === 'number')
       check(typeof v === 'number' && Number.isFinite(v), path, `must be a number, got ${kind(v)}`);
+    // OpenFeature's object flags and OFREP's `objectFlag` hold JSON objects only (§12.1).
+    if (type === 'json')
+      check(
+        typeof v === 'object' && v !== null && !Array.isArray(v),
+        path,
+        `must be a JSON object (a json flag serves objects, as OpenFeature and OFREP carry them), got ${kind(v)}`,
+      );
     const shape = jsonProblem(v, VARIANT_BOUNDS);
     check(shape === undefined, path, `must be a JSON value within the limits: ${shape}`);
     const bytes = new TextEncoder().encode(JSON.stringify(v) ?? '').length;
