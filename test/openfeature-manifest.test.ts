@@ -64,7 +64,7 @@ const EXPECTED: ManifestFlag[] = [
     description: 'The home page banner (a */ in a description is escaped).',
     defaultValue: { title: 'Sale', dismissible: true },
   },
-  { key: 'levels', type: 'object', description: null, defaultValue: {} },
+  { key: 'levels', type: 'object', description: null, defaultValue: { level: 'low' } },
   { key: 'max-items', type: 'integer', description: null, defaultValue: 10 },
   { key: 'new-checkout', type: 'boolean', description: 'The new checkout flow.', defaultValue: false },
   { key: 'search-rollout', type: 'boolean', description: null, defaultValue: false },

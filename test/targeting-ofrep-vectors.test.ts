@@ -23,15 +23,29 @@ function contextOf(user: unknown): Record<string, unknown> {
   return typeof key === 'string' ? { ...attributes, targetingKey: key } : attributes;
 }
 
+/**
+ * Whether every user gets the flag's one answer (protocol.md §11.2, `STATIC`): enabled, no targets,
+ * rules or prerequisites, and a fallthrough on one variant (a rollout at 0 or 100 %, a split with
+ * all its weight on one slice), read from the vector's own flag.
+ */
+function isStatic(flag: VectorFile['flags'][string]): boolean {
+  if (!flag.enabled || flag.targets?.length || flag.rules?.length || flag.prerequisites?.length) return false;
+  if (flag.type === 'rollout') return !((flag.percentage ?? 0) > 0 && (flag.percentage ?? 0) < 100);
+  const { fallthrough } = flag;
+  return !fallthrough || 'variant' in fallthrough || fallthrough.split.some((s) => s.weight === 100_000);
+}
+
 /** The vector's answer in OFREP's terms. */
 function expected(file: VectorFile, c: VectorCase): Record<string, unknown> {
   if (c.reason === 'MISSING_USER_KEY') return { errorCode: 'TARGETING_KEY_MISSING' };
   const flag = file.flags[c.flag]!;
   const split = flag.type === 'rollout' || (flag.fallthrough !== undefined && 'split' in flag.fallthrough);
+  if (c.reason !== 'OFF' && isStatic(flag)) return { value: c.value, variant: c.variant, reason: 'STATIC' };
   const reason = {
     TARGET_MATCH: 'TARGETING_MATCH',
     RULE_MATCH: 'TARGETING_MATCH',
-    FALLTHROUGH: split ? 'SPLIT' : 'DEFAULT',
+    // OFREP has no DEFAULT (§11.2): a fixed fallthrough after targeting is TARGETING_MATCH, marked.
+    FALLTHROUGH: split ? 'SPLIT' : 'TARGETING_MATCH',
     OFF: 'DISABLED',
     PREREQUISITE_FAILED: 'DISABLED',
     ON: 'STATIC',
@@ -43,6 +57,7 @@ function expected(file: VectorFile, c: VectorCase): Record<string, unknown> {
     out.metadata = expect.objectContaining({ ruleIndex: c.ruleIndex });
   if (c.reason === 'PREREQUISITE_FAILED')
     out.metadata = expect.objectContaining({ prerequisiteKey: c.prerequisiteKey });
+  if (c.reason === 'FALLTHROUGH' && !split) out.metadata = expect.objectContaining({ fallthrough: true });
   return out;
 }
 

@@ -26,7 +26,11 @@ const K = TYPEGEN_KEYS;
 /** The golden files and the typed-flags fixture project. */
 export const TYPED_FLAGS = fileURLToPath(new URL('../fixtures/typed-flags/', import.meta.url));
 
-/** shop/production: one flag of every type (and two json flags, one that needs `JsonFlag`). */
+/**
+ * shop/production: one flag of every type, and two json flags (their variants JSON objects, as
+ * the server asks, docs/protocol.md §12.1): one whose variants have different shapes (an empty
+ * object among them), one whose variants share one shape.
+ */
 export const PRODUCTION_FLAGS: CreateFlagInput[] = [
   { key: 'new-checkout', type: 'boolean', description: 'The new checkout flow.' },
   { key: 'search-rollout', type: 'rollout', percentage: 25 },
@@ -46,11 +50,16 @@ export const PRODUCTION_FLAGS: CreateFlagInput[] = [
     variants: {
       sale: { title: 'Sale', dismissible: true },
       plain: { title: 'Hello', 'link-ids': [1, 2], links: ['a', 'b'] },
-      none: null,
+      none: {},
     },
     offVariant: 'sale',
   },
-  { key: 'levels', type: 'json', variants: { low: 'low', high: 'high' }, offVariant: 'low' },
+  {
+    key: 'levels',
+    type: 'json',
+    variants: { low: { level: 'low' }, high: { level: 'high' } },
+    offVariant: 'low',
+  },
 ];
 
 /** shop/staging: a key of production as another boolean type, other variants, and a key of its own. */

@@ -169,7 +169,7 @@ order_flags = {
  "cycle-a": sflag("cycle-a", prerequisites=[{"flag": "cycle-b", "variants": ["red"]}]),
  "cycle-b": sflag("cycle-b", prerequisites=[{"flag": "cycle-a", "variants": ["red"]}]),
  "num": {"key": "num", "type": "number", "enabled": True, "version": 2, "variants": {"low": 1, "high": 2.5}, "rules": [{"id": "x", "clauses": [{"attribute": "n", "op": "greaterThan", "values": [10]}], "serve": {"variant": "high"}}]},
- "json": {"key": "json", "type": "json", "enabled": True, "version": 2, "variants": {"a": {"theme": "dark", "n": [1, 2]}, "b": None}, "offVariant": "b"},
+ "json": {"key": "json", "type": "json", "enabled": True, "version": 2, "variants": {"a": {"theme": "dark", "n": [1, 2]}, "b": {"theme": "light", "n": []}}, "offVariant": "b"},
  "bool-custom-fallthrough": {"key": "bool-custom-fallthrough", "type": "boolean", "enabled": True, "version": 1, "fallthrough": {"variant": "off"}},
 }
 def vc(flag, user, value, variant, reason, why, **extra):
