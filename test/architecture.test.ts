@@ -174,7 +174,7 @@ describe('layers', () => {
     ['server/state/service.ts', 'server/store/storage.ts'],
     ['server/webhooks/dispatcher.ts', 'server/logger.ts'],
     ['server/start-server.ts', 'server/http/app.ts'],
-    ['server/ofrep/evaluate.ts', 'src/core/evaluate.ts'],
+    ['server/ofrep/evaluate.ts', 'src/core/targeting/detail.ts'],
     ['src/openfeature/provider.ts', 'src/client/create-client.ts'],
     ['src/client/create-client.ts', 'src/core/bucketing.ts'],
   ])('allows %s -> %s', (from, to) => {

@@ -8,10 +8,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { servedDetail, servedValue } from '../src/client/evaluation.js';
 import { FlagStore, parseEventId } from '../src/client/flag-store.js';
 import type { User } from '../src/client/types.js';
 import { bucketOf, isInRollout } from '../src/core/bucketing.js';
-import { evaluateDetail, evaluateFlag } from '../src/core/evaluate.js';
 import { murmur3Prefix } from '../src/core/murmur3.js';
 import type { FlagType, SdkFlag, SdkFlagUpdate, SdkSnapshot } from '../src/core/types.js';
 import { applyOp, type Op, opArb } from './helpers/flag-history.js';
@@ -167,9 +167,8 @@ describe('FlagStore ordering (model-based)', () => {
         if (snap > 0) expect(store.replace(snapshotAt(h, snap - 1))).toBeUndefined();
         expect(contents(store)).toEqual(h.states[ops.length]);
         expect(store.replace(snapshotAt(h, ops.length))).toEqual([]);
-        // Rollout prefixes exist for every rollout flag held.
-        for (const [key, flag] of store.flags)
-          if (flag.type === 'rollout') expect(store.entries.get(key)?.prefix).toBeDefined();
+        // Every flag held is compiled, ready to evaluate.
+        for (const key of store.flags.keys()) expect(store.entries.get(key)?.compiled.key).toBe(key);
       }),
       1000,
     );
@@ -280,15 +279,15 @@ const userArb: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 describe('evaluation', () => {
-  it('evaluateFlag never throws and agrees with evaluateDetail() and with isInRollout/bucketOf computed without a prefix', () => {
+  it('the evaluator never throws; value and detail agree, and with isInRollout/bucketOf computed from the flag key', () => {
     check(
       fc.property(flagArb, userArb, fc.boolean(), fc.boolean(), (flag, user, defaultValue, loaded) => {
         const u = user as User;
         const store = new FlagStore();
         store.put(flag);
-        const prefix = store.entries.get(flag.key)?.prefix;
-        const value = evaluateFlag(flag, u, defaultValue, prefix);
-        const detail = evaluateDetail(flag, u, defaultValue, loaded, prefix);
+        const entry = store.entries.get(flag.key);
+        const value = servedValue(entry, u, defaultValue, 'boolean', store.context);
+        const detail = servedDetail(entry, u, defaultValue, 'boolean', store.context, loaded, false);
         expect(value).toBe(detail.value);
         // The independent computation: from the flag key, hashing the whole input.
         const userKey = typeof u === 'string' ? u : (u as { key?: unknown } | undefined)?.key;
@@ -300,8 +299,10 @@ describe('evaluation', () => {
           expect(detail.bucket).toBe(bucketOf(flag.key, userKey as string));
         }
         // A missing flag gives the default.
-        expect(evaluateFlag(undefined, u, defaultValue, undefined)).toBe(defaultValue);
-        expect(evaluateDetail(undefined, u, defaultValue, loaded, undefined).value).toBe(defaultValue);
+        expect(servedValue(undefined, u, defaultValue, 'boolean', store.context)).toBe(defaultValue);
+        expect(servedDetail(undefined, u, defaultValue, 'boolean', store.context, loaded, false).value).toBe(
+          defaultValue,
+        );
       }),
       1000,
     );

@@ -1,9 +1,8 @@
 /**
  * Usage counting of plain flags (`docs/protocol.md` §13.2) on `isEnabled`'s hot path, which
- * derives the variant and reason itself (the evaluator there says only the value; its counter
- * slots are constants, `src/client/evaluation.ts`): every answer is counted exactly as the same
- * call through `isEnabledDetail`, which counts the evaluator's own reason. And a report's id and
- * instance have the form §13.2 asks for.
+ * counts the variant and reason the one evaluator left (`src/client/evaluation.ts`): every answer
+ * is counted exactly as the same call through `isEnabledDetail`. And a report's id and instance
+ * have the form §13.2 asks for.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient } from '../src/index.js';

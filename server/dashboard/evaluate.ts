@@ -6,8 +6,9 @@
  * page carries no parser. The edit is checked exactly as a `PATCH` of the flag would be, and
  * nothing is written.
  */
-import { compileFlag, isStatic } from '../../src/core/targeting/compile.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from '../../src/core/targeting/evaluate.js';
+import { compileFlag } from '../../src/core/targeting/compile.js';
+import { evaluate } from '../../src/core/targeting/detail.js';
+import type { TargetingContext } from '../../src/core/targeting/evaluate.js';
 import { checkPattern, compileMatches } from '../../src/core/targeting/patterns.js';
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import { flagKeyProblem, validateUpdateFlag } from '../../src/core/validation.js';
@@ -91,27 +92,16 @@ function drafted(env: Environment, before: StoredFlag, draft: Record<string, unk
   return after;
 }
 
-/** Evaluates as the SDK's `getDetail` does (`src/client/evaluation.ts`), with the flag's own values. */
+/** Evaluates as the SDK's `getDetail` does: the one evaluation path, with the flag's own values. */
 function serve(
   compiled: ReturnType<typeof compileFlag>,
   user: Record<string, unknown>,
   context: TargetingContext,
 ): Served {
-  const index = evaluateVariant(compiled, user as never, context);
-  const { reason } = OUTCOME;
-  if (index < 0) return { value: null, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', error: OUTCOME.error };
-  const served: Served = { value: compiled.values[index]!, variant: compiled.names[index]!, reason };
-  if (reason === 'RULE_MATCH') {
-    served.ruleIndex = OUTCOME.ruleIndex;
-    served.ruleId = OUTCOME.ruleId;
-    if (compiled.rules[OUTCOME.ruleIndex]!.serve.bounds.length > 0) served.split = true;
-  } else if (reason === 'PREREQUISITE_FAILED') served.prerequisiteKey = OUTCOME.prerequisiteKey;
-  else if (reason === 'FALLTHROUGH' || reason === 'ROLLOUT_IN' || reason === 'ROLLOUT_OUT') {
-    if (compiled.fallthrough.bounds.length > 0) served.split = true;
-  }
-  if (OUTCOME.bucket > 0) served.bucket = OUTCOME.bucket;
-  if (isStatic(compiled)) served.static = true;
-  return served;
+  const { value, errorMessage, version: _version, ...why } = evaluate(compiled, user as never, context);
+  if (why.reason === 'ERROR')
+    return { value: null, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', error: errorMessage ?? '' };
+  return { value: value ?? null, ...why } as Served;
 }
 
 export function evaluateRoutes<G extends { access: 'full' }>(

@@ -1,22 +1,16 @@
 /**
  * OFREP evaluation (`docs/protocol.md` §11): the request's context, one flag or all of them
- * evaluated by the SDK's own `evaluateDetail` (`src/core/evaluate.ts`: one bucketing, §6) and
+ * evaluated by the SDK's one evaluation path (`evaluate`, `src/core/targeting/detail.ts`) and
  * mapped by the one OpenFeature mapping (`src/core/openfeature-outcome.ts`), and the bulk
  * answer's ETag.
  */
 import { createHash } from 'node:crypto';
-import { evaluateDetail } from '../../src/core/evaluate.js';
 import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
-import { murmur3Prefix } from '../../src/core/murmur3.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
-import { isStatic } from '../../src/core/targeting/compile.js';
-import { evaluateVariant, OUTCOME } from '../../src/core/targeting/evaluate.js';
-import { resolution } from '../../src/core/targeting/openfeature.js';
+import { evaluate } from '../../src/core/targeting/detail.js';
 import { kind } from '../../src/core/targeting/validate-shape.js';
-import type { SdkFlag } from '../../src/core/types.js';
 import { compiledFlag, targetingContext } from '../state/compiled.js';
 import type { Environment } from '../state/model.js';
-import { isPlainFlag } from '../state/representation.js';
 
 /** An OFREP error: its status, and the body `{key?, errorCode, errorDetails}`. */
 export class OfrepError extends Error {
@@ -82,42 +76,29 @@ export function evaluateOne(
   count?: EvaluationCounter,
 ): Record<string, unknown> {
   const flag = env.flags.get(key);
-  if (flag && !isPlainFlag(flag)) {
-    // Targeting (§12): the context's attributes, with the targetingKey as the user key.
-    const compiled = compiledFlag(flag);
-    const index = evaluateVariant(compiled, context.user, targetingContext(env));
-    count?.(key, flag.version, index < 0 ? null : (compiled.names[index] ?? null), OUTCOME.reason);
-    const outcome = resolution(compiled, index, OUTCOME);
-    if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
-    const { value, reason, variant, metadata } = outcome;
-    // OFREP carries a json flag's value as `objectFlag`, an object (§12.1): a flag saved before
-    // other values were refused answers why, as an error, and keeps serving them to the SDK.
-    if (compiled.type === 'json' && !isObject(value))
-      return {
-        key,
-        errorCode: 'GENERAL',
-        errorDetails: `json flag ${key} serves variant "${variant}", which is ${kind(value)}: OFREP carries objects only; give the flag object variants`,
-      };
-    // OFREP's reasons (§11.2) have no DEFAULT: a fixed fallthrough after targeting was looked at
-    // is the answer of that evaluation, TARGETING_MATCH, marked `fallthrough` in the metadata.
-    if (reason === 'DEFAULT')
-      return { key, value, reason: 'TARGETING_MATCH', variant, metadata: { ...metadata, fallthrough: true } };
-    return { key, value, reason, variant, metadata };
+  if (!flag) {
+    count?.(key, undefined, null, 'FLAG_NOT_FOUND');
+    return { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: `flag ${key} not found` };
   }
-  const prefix = flag?.type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined;
-  const plain = flag as SdkFlag | undefined;
-  const detail = evaluateDetail(plain, context.targetingKey, false, true, prefix);
-  if (flag && isStatic(compiledFlag(flag))) detail.static = true;
-  count?.(key, flag?.version, flag ? (detail.value ? 'on' : 'off') : null, detail.reason);
+  // The SDK's one evaluation path: the context's attributes, the targetingKey as the user key.
+  const detail = evaluate(compiledFlag(flag), context.user, targetingContext(env));
+  count?.(key, flag.version, detail.variant ?? null, detail.reason);
   const outcome = openFeatureOutcome(detail, key);
   if (outcome.errorCode) return { key, errorCode: outcome.errorCode, errorDetails: outcome.errorMessage };
-  return {
-    key,
-    value: outcome.value,
-    reason: outcome.reason,
-    variant: outcome.variant,
-    metadata: outcome.metadata,
-  };
+  const { value, reason, variant, metadata } = outcome;
+  // OFREP carries a json flag's value as `objectFlag`, an object (§12.1): a flag saved before
+  // other values were refused answers why, as an error, and keeps serving them to the SDK.
+  if (flag.type === 'json' && !isObject(value))
+    return {
+      key,
+      errorCode: 'GENERAL',
+      errorDetails: `json flag ${key} serves variant "${variant}", which is ${kind(value)}: OFREP carries objects only; give the flag object variants`,
+    };
+  // OFREP's reasons (§11.2) have no DEFAULT: a fixed fallthrough after targeting was looked at
+  // is the answer of that evaluation, TARGETING_MATCH, marked `fallthrough` in the metadata.
+  if (reason === 'DEFAULT')
+    return { key, value, reason: 'TARGETING_MATCH', variant, metadata: { ...metadata, fallthrough: true } };
+  return { key, value, reason, variant, metadata };
 }
 
 /** The HTTP status of a single evaluation's failure. */
@@ -142,7 +123,7 @@ export function evaluateAll(
   const keys = [...env.flags.keys()].sort();
   // Compiling is done once per stored version, not per request: outside the budget.
   const targeting = targetingContext(env);
-  for (const flag of env.flags.values()) if (!isPlainFlag(flag)) compiledFlag(flag);
+  for (const flag of env.flags.values()) compiledFlag(flag);
   for (const key of env.segments.keys()) targeting.segment(key);
   const deadline = performance.now() + BULK_BUDGET_MS;
   const out: Array<Record<string, unknown>> = [];

@@ -10,7 +10,6 @@
  *
  * Each flag is compiled when it arrives (`../core/targeting/compile.ts`): evaluation only reads.
  */
-import { type Murmur3Prefix, murmur3Prefix } from '../core/murmur3.js';
 import { sdkFlag } from '../core/sdk-flag.js';
 import {
   type CompiledFlag,
@@ -38,13 +37,6 @@ export type UpdateOutcome = 'stale' | 'foreign' | { changes: FlagChange[]; gap: 
 export interface FlagEntry {
   flag: SdkFlag;
   compiled: CompiledFlag;
-  /**
-   * A `boolean` or `rollout` flag without targeting, salt or anything malformed: today's
-   * evaluation decides it (`../core/evaluate.ts`), with today's reasons and buckets.
-   */
-  plain: boolean;
-  /** Plain rollouts: the hash state of `key + ':'`, so evaluation hashes only the user key. */
-  prefix: Murmur3Prefix | undefined;
   /**
    * Evaluations of this version since the last usage report, a slot per variant and reason
    * (`usage-counts.ts`); `undefined` when the client does not count (`usage: false`).
@@ -170,22 +162,15 @@ export class FlagStore {
 
   /** Sets one flag (also outside the server's history: the test client) and reports the change. */
   put(flag: SdkFlag): FlagChange {
-    const { key, type } = flag;
+    const { key } = flag;
     const before = this.flags.get(key);
     freeze(flag.variants);
     const compiled = compileFlag(flag, runProgram);
-    const plain =
-      (type === 'boolean' || type === 'rollout') &&
-      compiled.plain &&
-      flag.salt === undefined &&
-      compiled.malformed === undefined;
     this.flags.set(key, flag);
     this.#retire(key);
     this.entries.set(key, {
       flag,
       compiled,
-      plain,
-      prefix: plain && type === 'rollout' ? murmur3Prefix(`${key}:`) : undefined,
       n: this.counting ? counters(compiled.names.length) : undefined,
     });
     this.loaded = true;

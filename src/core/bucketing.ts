@@ -1,18 +1,16 @@
 /**
  * Rollout bucketing (CONTRACT.md "Rollout bucketing"; every SDK in every language must agree):
  * `bucket = murmur3_x86_32(utf8(flagKey + ":" + userKey), seed 0) % 100 + 1`, and a user is in
- * a rollout iff the flag is enabled and `bucket <= percentage`. Pure and side-effect free,
- * shared by the SDK and the tests. Golden values: `test/vectors/bucketing.json`.
+ * a rollout iff the flag is enabled and `bucket <= percentage`. The public helpers over the one
+ * bucketing the evaluator uses (`targeting/split.ts`, `pointOf`: the bucket is `f / 1000 + 1`),
+ * pure and side-effect free. Golden values: `test/vectors/bucketing.json`.
  */
-import { type Murmur3Prefix, murmur3Continue, murmur3Pair } from './murmur3.js';
+import { type Murmur3Prefix, murmur3Prefix } from './murmur3.js';
+import { pointOf } from './targeting/split.js';
 
-/**
- * The same bucket as {@link bucketOf}, from the flag's precomputed hash state
- * `murmur3Prefix(flagKey + ':')`: only the user key is hashed (the SDK's hot path).
- */
-export function bucketAfter(prefix: Murmur3Prefix, userKey: string): number {
-  return murmur3Continue(prefix, userKey, 100) + 1;
-}
+/** The bucket of `userKey` for the hash state of `flagKey + ':'`. */
+const bucketAt = (prefix: Murmur3Prefix, userKey: string): number =>
+  Math.floor(pointOf(prefix, userKey) / 1000) + 1;
 
 /**
  * The user's bucket for a flag, 1 to 100. Deterministic and the same in every SDK; independent
@@ -26,7 +24,7 @@ export function bucketAfter(prefix: Murmur3Prefix, userKey: string): number {
  * bucketOf('new-checkout', 'user-42'); // 75
  */
 export function bucketOf(flagKey: string, userKey: string): number {
-  return (murmur3Pair(flagKey, userKey) % 100) + 1;
+  return bucketAt(murmur3Prefix(`${flagKey}:`), userKey);
 }
 
 /**
@@ -47,7 +45,7 @@ export function bucketOf(flagKey: string, userKey: string): number {
  * @param userKey - The user's key, if any.
  * @param percentage - The rollout percentage, normally an integer 0..100.
  * @param prefix - Optionally `murmur3Prefix(flagKey + ':')`, precomputed, so that only the
- *   user key is hashed (the SDK's hot path); the result is the same.
+ *   user key is hashed; the result is the same.
  * @returns `true` if the user is in the rollout.
  */
 export function isInRollout(
@@ -59,6 +57,5 @@ export function isInRollout(
   if (percentage >= 100) return true;
   if (!(percentage > 0)) return false;
   if (typeof userKey !== 'string' || userKey === '') return false;
-  const bucket = prefix ? bucketAfter(prefix, userKey) : bucketOf(flagKey, userKey);
-  return bucket <= percentage;
+  return bucketAt(prefix ?? murmur3Prefix(`${flagKey}:`), userKey) <= percentage;
 }

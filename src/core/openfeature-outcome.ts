@@ -1,7 +1,7 @@
 /**
  * Flagwire's evaluation outcome in OpenFeature's vocabulary, as plain strings (no OpenFeature
- * package imported): one mapping for the server provider, the web provider and the reference
- * server's OFREP endpoints for plain flags (`docs/protocol.md` §11, §12.7), so all answer alike.
+ * package imported): the one mapping, for the server provider, the web provider and the reference
+ * server's OFREP endpoints (`docs/protocol.md` §11, §12.7), so all answer alike.
  * An answer every user gets (`static`: nothing in the flag varies by user) → STATIC; OFF and
  * PREREQUISITE_FAILED → DISABLED; TARGET_MATCH and RULE_MATCH → TARGETING_MATCH; otherwise a rollout
  * → SPLIT (variants `on` / `off`), and FALLTHROUGH → SPLIT when a split chose, DEFAULT when the
@@ -78,6 +78,6 @@ export function openFeatureOutcome<T>(detail: FlagDetail<T>, key?: string): Open
     ERRORS[reason] ??
     (detail.errorCode === 'TYPE_MISMATCH'
       ? ['TYPE_MISMATCH', 'the flag is of another type']
-      : ['GENERAL', 'evaluation failed']);
+      : ['GENERAL', detail.errorMessage ?? 'evaluation failed']);
   return { reason: 'ERROR', errorCode, errorMessage, metadata };
 }

@@ -252,6 +252,8 @@ export interface FlagDetail<T> {
   version?: number;
   /** `ERROR`: why. */
   errorCode?: EvaluationErrorCode;
+  /** `MALFORMED_FLAG`: what the evaluator could not do (a missing segment, say). */
+  errorMessage?: string;
 }
 
 /** `isEnabledDetail`'s answer: a boolean with why. */

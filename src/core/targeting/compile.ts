@@ -108,6 +108,8 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
       salt,
       indexOf,
     );
+    // A plain rollout buckets string keys only, as the rollout formula always has (§6).
+    if (type === 'rollout' && compiled.plain) compiled.fallthrough.integers = false;
     if (targets?.length) {
       const map = new Map<string, number>();
       for (const target of targets) {

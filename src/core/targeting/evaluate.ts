@@ -12,7 +12,8 @@
  *    `MISSING_USER_KEY`.
  *
  * A plain flag (no targets, rules, prerequisites or custom fallthrough) keeps today's reasons:
- * `ON`, `OFF`, `ROLLOUT_IN`, `ROLLOUT_OUT`, `MISSING_USER_KEY`. A malformed flag, a dangling
+ * `ON`, `OFF`, `ROLLOUT_IN`, `ROLLOUT_OUT`, `MISSING_USER_KEY`, and takes the short way (steps 1
+ * and 5 only): there is no second evaluator. A malformed flag, a dangling
  * prerequisite or segment, or prerequisites deeper than 5: `ERROR`, the caller's default.
  *
  * The answer is a variant index; why is left in `OUTCOME`, module scratch, so that evaluating
@@ -168,6 +169,15 @@ function variantOf(
     OUTCOME.ruleId = rule.id;
     return settle('RULE_MATCH', index);
   }
+  return fallthrough(flag, user);
+}
+
+/**
+ * The fallthrough's variant: `FALLTHROUGH`; for a plain flag today's reasons (`ON`, a rollout's
+ * `ROLLOUT_IN` / `ROLLOUT_OUT` with the user's bucket where it decided); a split without a bucket
+ * value: the off variant, `MISSING_USER_KEY`.
+ */
+function fallthrough(flag: CompiledFlag, user: User | undefined): number {
   const index = served(flag.fallthrough, user);
   if (index < 0) return settle('MISSING_USER_KEY', flag.off);
   if (!flag.plain) return settle('FALLTHROUGH', index);
@@ -188,6 +198,10 @@ export function evaluateVariant(
   user: User | undefined,
   context: TargetingContext,
 ): number {
+  // A plain flag (nothing but its fallthrough: a boolean, a rollout) is the same steps without
+  // the ones it has no part for: the hot path of `isEnabled`.
+  if (flag.plain && flag.malformed === undefined)
+    return flag.enabled ? fallthrough(flag, user) : settle('OFF', flag.off);
   evaluation++;
   try {
     return variantOf(flag, user, context, 0);

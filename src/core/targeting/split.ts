@@ -23,6 +23,11 @@ export interface CompiledServe {
   slices: Int32Array;
   bucketBy: readonly AttributePath[];
   prefix: Murmur3Prefix | undefined;
+  /**
+   * Whether an integer bucket value counts, as its decimal string (a split's rule); not for a
+   * plain rollout, whose key is a string or none (CONTRACT "Rollout bucketing", `isInRollout`).
+   */
+  integers: boolean;
 }
 
 /**
@@ -36,7 +41,14 @@ const NONE = new Int32Array(0);
 /** Compiles a serve; `salt` is the flag's (`salt`, else its key). */
 export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex): CompiledServe {
   if ('variant' in serve)
-    return { fixed: indexOf(serve.variant), bounds: NONE, slices: NONE, bucketBy: [], prefix: undefined };
+    return {
+      fixed: indexOf(serve.variant),
+      bounds: NONE,
+      slices: NONE,
+      bucketBy: [],
+      prefix: undefined,
+      integers: true,
+    };
   const { split } = serve;
   const bounds = new Int32Array(split.length);
   const slices = new Int32Array(split.length);
@@ -52,11 +64,20 @@ export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex):
   if (sum !== SPLIT_TOTAL) throw new Error('bad split');
   const by = serve.bucketBy ?? 'key';
   const bucketBy = (Array.isArray(by) ? by : [by]).map(attributePath);
-  return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`) };
+  return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`), integers: true };
 }
 
 /** Where the last split that `served` computed landed, `f` (0..99999); -1 when none was. */
 export let point = -1;
+
+/**
+ * Where `text` lands for the hash state `prefix` (`murmur3Prefix(salt + ':')`): `f`, 0..99999.
+ * The one bucketing: splits, rollouts and the public `bucketOf` (`f / 1000 + 1`, 1..100) read it.
+ */
+export function pointOf(prefix: Murmur3Prefix, text: string): number {
+  const r = murmur3Continue(prefix, text, SPLIT_TOTAL);
+  return (r % 100) * 1000 + Math.floor(r / 100);
+}
 
 /**
  * The index of the variant `serve` serves `user`; -1 for a `null` slice, -2 for a split without
@@ -68,10 +89,10 @@ export function served(serve: CompiledServe, user: User | undefined): number {
   const { bucketBy, bounds } = serve;
   for (let i = 0; i < bucketBy.length; i++) {
     const value = attributeOf(user, bucketBy[i]!);
-    const text = typeof value === 'string' ? value : Number.isInteger(value) ? String(value) : '';
+    const text =
+      typeof value === 'string' ? value : serve.integers && Number.isInteger(value) ? String(value) : '';
     if (text === '') continue;
-    const r = murmur3Continue(serve.prefix!, text, SPLIT_TOTAL);
-    point = (r % 100) * 1000 + Math.floor(r / 100);
+    point = pointOf(serve.prefix!, text);
     for (let k = 0; k < bounds.length; k++) if (bounds[k]! > point) return serve.slices[k]!;
     return -1;
   }
