@@ -67,7 +67,7 @@ export interface StartServerOptions {
    */
   streamHistorySize?: number;
   /**
-   * Bytes of stream events kept per environment and view for `Last-Event-ID` resume, besides
+   * Bytes of stream events kept per environment and capability for `Last-Event-ID` resume, besides
    * their count: past it the oldest go (a client further behind gets a full sync), so a run of
    * large segment changes cannot hold gigabytes.
    * @default 16777216 (16 MiB)

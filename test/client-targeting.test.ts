@@ -186,7 +186,7 @@ describe('changes that reach other flags', () => {
   });
 });
 
-describe('the two views of the SDK endpoints', () => {
+describe('the SDK endpoints with and without the targeting capability', () => {
   const get = (query = '', headers: Record<string, string> = {}) =>
     fetch(`${t.base}/sdk/flags${query}`, { headers: { authorization: `Bearer ${t.readKey}`, ...headers } });
 

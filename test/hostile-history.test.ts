@@ -368,7 +368,7 @@ describe('the stream resume buffer is bounded in bytes (§5.3)', () => {
   it('large segment changes push the oldest frames out; a client further behind gets a full sync', async () => {
     const { SdkView } = await import('../server/stream/sdk-view.js');
     const env = { epoch: 'e', revision: 0, flags: new Map(), segments: new Map() } as never;
-    const view = new SdkView(env, 1000, true, 4 * 1024 * 1024);
+    const view = new SdkView(env, 1000, 4 * 1024 * 1024);
     const keys = (round: number) =>
       Array.from({ length: 20_000 }, (_, i) => `${round}-${i}-${'k'.repeat(30)}`);
     for (let revision = 1; revision <= 10; revision++) {
@@ -385,11 +385,13 @@ describe('the stream resume buffer is bounded in bytes (§5.3)', () => {
       view.apply({ revision, segment: { before: undefined, after: segment } } as never);
     }
     // Each frame is about 0.9 MB: four fit in 4 MiB, so a client at revision 5 resumes...
-    expect(view.framesSince('e:5')?.length).toBe(5);
-    expect(view.framesSince('e:9')?.length).toBe(1);
+    expect(view.framesSince('e:5', true)?.length).toBe(5);
+    expect(view.framesSince('e:9', true)?.length).toBe(1);
     // ...and one at revision 2 is too far behind: it gets a full sync, as past the count.
-    expect(view.framesSince('e:2')).toBeUndefined();
-    const kept = view.framesSince('e:5')!.reduce((n, frame) => n + frame.length, 0);
+    expect(view.framesSince('e:2', true)).toBeUndefined();
+    const kept = view.framesSince('e:5', true)!.reduce((n, frame) => n + frame.length, 0);
     expect(kept).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // SDKs without the capability got a small marker per revision: their history keeps them all.
+    expect(view.framesSince('e:0', false)?.length).toBe(10);
   });
 });

@@ -178,12 +178,14 @@ describe('StreamHub', () => {
       });
     }
     const view = hub.view(env);
-    expect(view.framesSince('E:12')).toEqual([]);
-    expect(view.framesSince('E:7')).toHaveLength(5);
-    expect(view.framesSince('E:6')).toBeUndefined();
-    expect(view.framesSince('E:13')).toBeUndefined();
-    expect(view.framesSince('X:12')).toBeUndefined();
-    expect(view.framesSince('E:1e3')).toBeUndefined();
+    for (const targeting of [false, true]) {
+      expect(view.framesSince('E:12', targeting)).toEqual([]);
+      expect(view.framesSince('E:7', targeting)).toHaveLength(5);
+      expect(view.framesSince('E:6', targeting)).toBeUndefined();
+      expect(view.framesSince('E:13', targeting)).toBeUndefined();
+      expect(view.framesSince('X:12', targeting)).toBeUndefined();
+      expect(view.framesSince('E:1e3', targeting)).toBeUndefined();
+    }
     hub.close();
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The SDK stream (`docs/protocol.md` §5.3): one `SdkView` per environment and the open streams
  * of each, on the server's SSE channels (`./channel.ts`: head, `retry:`, pings, gone clients,
- * the per-stream and total bounds on unsent bytes). A frame is serialized once per change and
- * written to every stream of its environment; a stream cut for reading too slowly resumes with
+ * the per-stream and total bounds on unsent bytes). A change's frame is serialized once per
+ * capability (§12.6; once when both send it alike) and written to every stream of its
+ * environment with that capability; a stream cut for reading too slowly resumes with
  * `Last-Event-ID`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -17,7 +18,7 @@ import { SdkView } from './sdk-view.js';
  */
 export type StreamHubOptions = SseSettings & {
   historySize: number;
-  /** Bytes of frames each view keeps for resume (§5.3). @default 16777216 */
+  /** Bytes of frames each view keeps for resume, per capability (§5.3). @default 16777216 */
   historyBytes?: number;
 };
 
@@ -43,8 +44,8 @@ const targetingKey = (envId: string): string => `${envId}\u0000targeting`;
 export class StreamHub {
   readonly #historySize: number;
   readonly #historyBytes: number | undefined;
-  /** Per environment: the view of SDKs without the targeting capability, and of those with it. */
-  readonly #views = new Map<string, [SdkView, SdkView]>();
+  /** Per environment: its one view, written for SDKs with and without the targeting capability. */
+  readonly #views = new Map<string, SdkView>();
   readonly #channels: SseChannels<object | undefined>;
 
   constructor(options: StreamHubOptions) {
@@ -56,8 +57,7 @@ export class StreamHub {
   /** Creates the view of an environment from its current (durable) state. */
   addEnvironment(env: Environment): void {
     if (this.#views.has(env.id)) return; // its view and open streams stay
-    const [size, bytes] = [this.#historySize, this.#historyBytes];
-    this.#views.set(env.id, [new SdkView(env, size, false, bytes), new SdkView(env, size, true, bytes)]);
+    this.#views.set(env.id, new SdkView(env, this.#historySize, this.#historyBytes));
   }
 
   /** Forgets a deleted environment's view (its streams were closed with its keys). */
@@ -65,11 +65,11 @@ export class StreamHub {
     this.#views.delete(env.id);
   }
 
-  /** The environment's view for SDKs with (`targeting`) or without the targeting capability (§12.6). */
-  view(env: Environment, targeting = false): SdkView {
-    const views = this.#views.get(env.id);
-    if (!views) throw new Error(`stream: unknown environment ${env.id}`);
-    return views[targeting ? 1 : 0];
+  /** The environment's view; its answers take the capability of the SDK that asks (§12.6). */
+  view(env: Environment): SdkView {
+    const view = this.#views.get(env.id);
+    if (!view) throw new Error(`stream: unknown environment ${env.id}`);
+    return view;
   }
 
   /** Number of open streams. */
@@ -94,10 +94,11 @@ export class StreamHub {
 
   /** Publishes a committed change to the environment's view and every open stream. */
   publish(change: FlagCommit): void {
-    const views = this.#views.get(change.env.id);
-    if (!views) return;
-    this.#channels.send(views[0].apply(change), change.env.id);
-    this.#channels.send(views[1].apply(change), targetingKey(change.env.id));
+    const view = this.#views.get(change.env.id);
+    if (!view) return;
+    const frames = view.apply(change);
+    this.#channels.send(frames.plain, change.env.id);
+    this.#channels.send(frames.targeting, targetingKey(change.env.id));
   }
 
   /** Takes over `res` as an event stream for `env`, resuming after `lastEventId` when it can. */
@@ -109,7 +110,7 @@ export class StreamHub {
     owner?: object,
     targeting = false,
   ): void {
-    const view = this.view(env, targeting);
+    const view = this.view(env);
     const noStream = req.method === 'HEAD' || this.#channels.closed;
     if (!noStream && this.#channels.full) {
       // Shed load: a jittered Retry-After spreads the reconnects of refused clients.
@@ -120,8 +121,8 @@ export class StreamHub {
     // After the `retry:` line: the missed frames (nothing when current), or a full sync.
     let first: string | Buffer | undefined;
     if (!noStream) {
-      const missed = view.framesSince(lastEventId);
-      first = missed ? missed.join('') || '\n' : view.syncFrame();
+      const missed = view.framesSince(lastEventId, targeting);
+      first = missed ? missed.join('') || '\n' : view.syncFrame(targeting);
     }
     const key = targeting ? targetingKey(env.id) : env.id;
     this.#channels.open(req, res, { key, data: owner, ...(first ? { first } : {}) });

@@ -1,20 +1,25 @@
 /**
- * The SDK's view of one environment: the state as of the last *published* (durable)
- * revision, the recent stream frames, and the cached `GET /sdk/flags` body. Because it
- * only moves when a change is published, a snapshot and the stream always join without
- * a gap or a duplicate (`docs/protocol.md` §5).
+ * The SDK's view of one environment: the state as of the last *published* (durable) revision,
+ * and what it writes for SDKs from it: the recent stream frames and the cached `GET /sdk/flags`
+ * body. Because it only moves when a change is published, a snapshot and the stream always join
+ * without a gap or a duplicate (`docs/protocol.md` §5).
  *
- * Two views per environment (§12.6): one for SDKs with the targeting capability (every flag in
- * its full SDK form, the segments, `segments:updated` frames), and one for SDKs without it (plain
- * flags only; anything else reaches them as a deletion). Both take every revision, one frame each.
+ * One view per environment, written for each capability (§12.6). It holds the state once: every
+ * flag in its full SDK form, the segments, and which flags are plain. SDKs with the targeting
+ * capability get all of it and `segments:updated` frames; SDKs without it get the plain flags
+ * only (a plain flag's full form is its plain form, byte for byte), and anything else reaches
+ * them as a deletion. Each capability has its own frame history, one frame per revision (a frame
+ * both send alike is one string), and its own snapshot and `flags:sync` frame, made at the first
+ * request of a revision.
  */
 import { type SdkFlagSource, sdkFlag } from '../../src/core/sdk-flag.js';
 import { withPrograms } from '../../src/core/targeting/programs.js';
 import type { SdkFlag, SdkSegment, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
 import type { Environment, FlagCommit, StoredSegment } from '../state/model.js';
-import { isPlainFlag, toDeletedSdkFlag, toSdkFlag } from '../state/representation.js';
+import { isPlainFlag, toDeletedSdkFlag } from '../state/representation.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
+import { FrameRing } from './frame-ring.js';
 
 export interface CachedSnapshot {
   body: Buffer;
@@ -27,6 +32,20 @@ export interface CachedSnapshot {
   notModifiedHeaders: Readonly<Record<string, string>>;
 }
 
+/** The frames of one published revision, for SDKs without and with the targeting capability. */
+export interface RevisionFrames {
+  plain: string;
+  targeting: string;
+}
+
+/** What the view writes for one capability: its frame history, and its caches of this revision. */
+interface Written {
+  readonly frames: FrameRing;
+  snapshot: CachedSnapshot | undefined;
+  /** The `flags:sync` frame, whose bytes hold the snapshot's `body` (one buffer for both). */
+  sync: Buffer | undefined;
+}
+
 /** A segment in the SDK form (§12.6): what evaluation needs, `matches` clauses with their programs. */
 const sdkSegment = ({ key, included, excluded, rules }: StoredSegment, version: number): SdkSegment =>
   withPrograms({ key, included, excluded, rules, version });
@@ -34,43 +53,43 @@ const sdkSegment = ({ key, included, excluded, rules }: StoredSegment, version: 
 /** A flag in the full SDK form (§12.6), `matches` clauses with their programs. */
 const fullSdkFlag = (flag: SdkFlagSource, version: number): SdkFlag => withPrograms(sdkFlag(flag, version));
 
+const frameOf = (id: string, event: string, data: string): string =>
+  `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+
 export class SdkView {
   readonly epoch: string;
-  /** Whether this is the view of SDKs with the targeting capability. */
-  readonly targeting: boolean;
   #revision: number;
+  /** Every flag in its full SDK form, in the order SDKs with the capability got them. */
   readonly #flags = new Map<string, SdkFlag>();
+  /**
+   * The keys of the plain flags (`isPlainFlag`), in the order SDKs without the capability got
+   * them (a flag that gains targeting leaves it, and comes back last), which their snapshot keeps.
+   */
+  readonly #plainKeys = new Set<string>();
   readonly #segments = new Map<string, SdkSegment>();
-  /** Frames of the last `#frames.length` revisions, indexed by revision modulo that length. */
-  readonly #frames: string[];
-  /** Oldest revision whose frame is kept; nothing is kept before the first publish. */
-  #oldest: number;
-  /** Characters of the frames kept, and their bound: past it the oldest go, the newest stays. */
-  #frameChars = 0;
-  readonly #maxFrameChars: number;
-  #cached: CachedSnapshot | undefined;
-  #syncFrame: { revision: number; bytes: Buffer } | undefined;
+  /** Without the capability, then with it. */
+  readonly #written: readonly [Written, Written];
 
   /**
-   * `historySize` frames are kept for `Last-Event-ID` resume, and at most `historyBytes` of them
-   * (counted in characters): a client further behind gets a full sync (`docs/protocol.md` §5.3).
+   * `historySize` frames are kept per capability for `Last-Event-ID` resume, and at most
+   * `historyBytes` of them (counted in characters): a client further behind gets a full sync
+   * (`docs/protocol.md` §5.3).
    */
-  constructor(env: Environment, historySize: number, targeting = false, historyBytes = 16 * 1024 * 1024) {
-    this.#maxFrameChars = historyBytes;
+  constructor(env: Environment, historySize: number, historyBytes = 16 * 1024 * 1024) {
     this.epoch = env.epoch;
-    this.targeting = targeting;
     this.#revision = env.revision;
-    this.#oldest = env.revision + 1;
-    this.#frames = new Array<string>(Math.max(1, historySize));
-    if (targeting) {
-      for (const flag of env.flags.values()) this.#flags.set(flag.key, fullSdkFlag(flag, flag.version));
-      for (const segment of env.segments.values())
-        this.#segments.set(segment.key, sdkSegment(segment, segment.version));
-    } else {
-      // An SDK without the targeting capability holds only plain flags (§12.6).
-      for (const flag of env.flags.values())
-        if (isPlainFlag(flag)) this.#flags.set(flag.key, toSdkFlag(flag));
+    const written = (): Written => ({
+      frames: new FrameRing(historySize, historyBytes, env.revision),
+      snapshot: undefined,
+      sync: undefined,
+    });
+    this.#written = [written(), written()];
+    for (const flag of env.flags.values()) {
+      this.#flags.set(flag.key, fullSdkFlag(flag, flag.version));
+      if (isPlainFlag(flag)) this.#plainKeys.add(flag.key);
     }
+    for (const segment of env.segments.values())
+      this.#segments.set(segment.key, sdkSegment(segment, segment.version));
   }
 
   get revision(): number {
@@ -81,138 +100,132 @@ export class SdkView {
     return `${this.epoch}:${revision}`;
   }
 
-  /** Applies a published change and returns its stream frame. */
-  apply(change: FlagCommit): string {
-    const { data, event } = this.targeting ? this.#applyFull(change) : this.#applyPlain(change);
+  /** Applies a published change and returns its stream frame for each capability. */
+  apply(change: FlagCommit): RevisionFrames {
+    const frames = this.#change(change);
     this.#revision = change.revision;
-    this.#cached = undefined;
-    const frame = `id: ${this.eventId()}\nevent: ${event}\ndata: ${data}\n\n`;
-    const size = this.#frames.length;
-    const slot = change.revision % size;
-    // The frame this one replaces in the ring, when it was still kept.
-    if (change.revision - size >= this.#oldest) this.#frameChars -= this.#frames[slot]!.length;
-    this.#frames[slot] = frame;
-    this.#frameChars += frame.length;
-    if (change.revision - this.#oldest >= size) this.#oldest = change.revision - size + 1;
-    while (this.#frameChars > this.#maxFrameChars && this.#oldest < change.revision) {
-      const old = this.#oldest % size;
-      this.#frameChars -= this.#frames[old]!.length;
-      this.#frames[old] = '';
-      this.#oldest++;
-    }
-    return frame;
+    const [without, withIt] = this.#written;
+    without.frames.push(change.revision, frames.plain);
+    withIt.frames.push(change.revision, frames.targeting);
+    without.snapshot = without.sync = withIt.snapshot = withIt.sync = undefined;
+    return frames;
   }
 
-  /** A change as an SDK with the targeting capability sees it: the flag, or the segment. */
-  #applyFull({ before, after, revision, segment }: FlagCommit): { data: string; event: string } {
+  #change({ before, after, revision, segment }: FlagCommit): RevisionFrames {
+    const id = this.eventId(revision);
     if (segment) {
+      // A segment is sent to SDKs with the capability; to the others, a deletion of a key no flag
+      // can have, so the revision stays gap-free for an SDK that holds no segments.
       const key = (segment.after ?? segment.before)!.key;
+      let data: string;
       if (segment.after) {
         const sent = sdkSegment(segment.after, revision);
         this.#segments.set(key, sent);
-        return { event: 'segments:updated', data: JSON.stringify(sent) };
+        data = JSON.stringify(sent);
+      } else {
+        this.#segments.delete(key);
+        data = JSON.stringify({ key, version: revision, deleted: true });
       }
-      this.#segments.delete(key);
-      return { event: 'segments:updated', data: JSON.stringify({ key, version: revision, deleted: true }) };
+      const marker = { key: '$segments', type: 'boolean', enabled: false, version: revision, deleted: true };
+      return {
+        targeting: frameOf(id, 'segments:updated', data),
+        plain: frameOf(id, 'flags:updated', JSON.stringify(marker)),
+      };
     }
     if (after) {
       const flag = fullSdkFlag(after, revision);
       this.#flags.set(flag.key, flag);
-      return { event: 'flags:updated', data: JSON.stringify(flag) };
+      const targeting = frameOf(id, 'flags:updated', JSON.stringify(flag));
+      // A plain flag's full form is its plain form (its version is the revision of its op), so
+      // both send one frame. A flag no longer plain reaches SDKs without the capability deleted.
+      if (isPlainFlag(after)) {
+        this.#plainKeys.add(flag.key);
+        return { targeting, plain: targeting };
+      }
+      this.#plainKeys.delete(flag.key);
+      return {
+        targeting,
+        plain: frameOf(id, 'flags:updated', JSON.stringify(toDeletedSdkFlag(after, revision))),
+      };
     }
-    this.#flags.delete(before!.key);
-    return { event: 'flags:updated', data: JSON.stringify(toDeletedSdkFlag(before!, revision, true)) };
+    const gone = before!;
+    this.#flags.delete(gone.key);
+    this.#plainKeys.delete(gone.key);
+    const data = JSON.stringify(toDeletedSdkFlag(gone, revision, true));
+    const targeting = frameOf(id, 'flags:updated', data);
+    // Without the capability a deletion is of a `boolean` or `rollout` flag: the same frame for those.
+    const plainData = JSON.stringify(toDeletedSdkFlag(gone, revision));
+    return { targeting, plain: plainData === data ? targeting : frameOf(id, 'flags:updated', plainData) };
   }
 
-  /** A change as an SDK without the capability sees it (§12.6). */
-  #applyPlain(change: FlagCommit): { data: string; event: string } {
-    if (change.after && isPlainFlag(change.after)) {
-      const flag = toSdkFlag(change.after);
-      this.#flags.set(flag.key, flag);
-      return { event: 'flags:updated', data: JSON.stringify(flag) };
-    }
-    if (change.after || change.before) {
-      // Deleted, or no longer a flag an SDK without targeting can hold: it reaches it deleted.
-      const gone = (change.after ?? change.before)!;
-      this.#flags.delete(gone.key);
-      return { event: 'flags:updated', data: JSON.stringify(toDeletedSdkFlag(gone, change.revision)) };
-    }
-    // A revision that changed a segment: a deletion of a key no flag can have, so the revision
-    // stays gap-free for an SDK that holds no segments.
-    const data = JSON.stringify({
-      key: '$segments',
-      type: 'boolean',
-      enabled: false,
-      version: change.revision,
-      deleted: true,
-    });
-    return { event: 'flags:updated', data };
-  }
-
-  snapshot(): CachedSnapshot {
-    if (!this.#cached) {
-      const body: SdkSnapshot = {
-        revision: this.#revision,
-        epoch: this.epoch,
-        eventId: this.eventId(),
-        flags: Object.fromEntries(this.#flags),
-      };
-      if (this.targeting) body.segments = Object.fromEntries(this.#segments);
-      const bytes = Buffer.from(JSON.stringify(body));
-      // The two views' bodies differ at the same revision: so do their tags.
-      const etag = this.targeting ? `"${this.eventId()}:targeting"` : `"${this.eventId()}"`;
-      const notModifiedHeaders = {
-        ...CORS_HEADERS,
-        etag,
-        'cache-control': 'no-cache',
-        vary: 'Authorization, Accept-Encoding, X-Flagwire-Capabilities',
-      };
-      this.#cached = {
-        body: bytes,
-        etag,
-        encoded:
-          bytes.length >= MIN_COMPRESSED_BYTES
-            ? new EncodedBodies(bytes, { ...notModifiedHeaders, 'content-type': 'application/json' })
-            : undefined,
-        notModifiedHeaders,
-        okHeaders: {
-          ...notModifiedHeaders,
-          'content-type': 'application/json',
-          'content-length': String(bytes.length),
-        },
-      };
-    }
-    return this.#cached;
+  /** The `GET /sdk/flags` answer of this revision for SDKs with (`targeting`) or without the capability. */
+  snapshot(targeting: boolean): CachedSnapshot {
+    const written = this.#written[targeting ? 1 : 0];
+    if (!written.snapshot) this.#write(written, targeting);
+    return written.snapshot!;
   }
 
   /**
    * The first frame of a stream that needs a full sync (after its `retry:` line): `flags:sync`
-   * carrying the whole snapshot. Built once per revision and shared by every new stream.
+   * carrying the whole snapshot of its capability. Built once per revision and shared by every
+   * new stream.
    */
-  syncFrame(): Buffer {
-    if (this.#syncFrame?.revision !== this.#revision) {
-      const text = `id: ${this.eventId()}\nevent: flags:sync\ndata: ${this.snapshot().body.toString('utf8')}\n\n`;
-      this.#syncFrame = { revision: this.#revision, bytes: Buffer.from(text) };
-    }
-    return this.#syncFrame.bytes;
+  syncFrame(targeting: boolean): Buffer {
+    const written = this.#written[targeting ? 1 : 0];
+    if (!written.sync) this.#write(written, targeting);
+    return written.sync!;
+  }
+
+  /** Makes the capability's snapshot of this revision and its `flags:sync` frame, from one buffer. */
+  #write(written: Written, targeting: boolean): void {
+    const body: SdkSnapshot = {
+      revision: this.#revision,
+      epoch: this.epoch,
+      eventId: this.eventId(),
+      flags: Object.fromEntries(targeting ? this.#flags : this.#plainFlags()),
+    };
+    if (targeting) body.segments = Object.fromEntries(this.#segments);
+    const head = `id: ${this.eventId()}\nevent: flags:sync\ndata: `;
+    written.sync = Buffer.from(`${head}${JSON.stringify(body)}\n\n`);
+    const bytes = written.sync.subarray(Buffer.byteLength(head), written.sync.length - 2);
+    // The two bodies differ at the same revision: so do their tags.
+    const etag = targeting ? `"${this.eventId()}:targeting"` : `"${this.eventId()}"`;
+    const notModifiedHeaders = {
+      ...CORS_HEADERS,
+      etag,
+      'cache-control': 'no-cache',
+      vary: 'Authorization, Accept-Encoding, X-Flagwire-Capabilities',
+    };
+    written.snapshot = {
+      body: bytes,
+      etag,
+      encoded:
+        bytes.length >= MIN_COMPRESSED_BYTES
+          ? new EncodedBodies(bytes, { ...notModifiedHeaders, 'content-type': 'application/json' })
+          : undefined,
+      notModifiedHeaders,
+      okHeaders: {
+        ...notModifiedHeaders,
+        'content-type': 'application/json',
+        'content-length': String(bytes.length),
+      },
+    };
+  }
+
+  *#plainFlags(): Generator<[string, SdkFlag]> {
+    for (const key of this.#plainKeys) yield [key, this.#flags.get(key)!];
   }
 
   /**
-   * The frames a client that has seen everything up to `lastEventId` is missing, or
-   * `undefined` when the history cannot tell (no id, another epoch, too old, or ahead).
+   * The frames a client of the capability that has seen everything up to `lastEventId` is
+   * missing, or `undefined` when the history cannot tell (no id, another epoch, too old, or ahead).
    */
-  framesSince(lastEventId: string | undefined): string[] | undefined {
+  framesSince(lastEventId: string | undefined, targeting: boolean): string[] | undefined {
     if (!lastEventId) return undefined;
     const colon = lastEventId.lastIndexOf(':');
     if (colon < 0 || lastEventId.slice(0, colon) !== this.epoch) return undefined;
     const digits = lastEventId.slice(colon + 1);
     if (!/^\d{1,15}$/.test(digits)) return undefined;
-    const last = Number(digits);
-    if (last === this.#revision) return [];
-    if (last > this.#revision || last < this.#oldest - 1) return undefined;
-    const frames: string[] = [];
-    for (let rev = last + 1; rev <= this.#revision; rev++)
-      frames.push(this.#frames[rev % this.#frames.length]!);
-    return frames;
+    return this.#written[targeting ? 1 : 0].frames.since(Number(digits));
   }
 }

@@ -52,7 +52,7 @@ export function sdkRoutes(hub: StreamHub): Route[] {
         action: 'read flags',
         handler: (ctx) => {
           const { req, res, grant } = ctx;
-          const snapshot = hub.view(grant.env, hasTargeting(ctx)).snapshot();
+          const snapshot = hub.view(grant.env).snapshot(hasTargeting(ctx));
           if (matchesEtag(req.headers['if-none-match'], snapshot.etag)) {
             res.writeHead(304, snapshot.notModifiedHeaders);
             res.end();
