@@ -7,7 +7,7 @@
  * usage counters when it has them (`usage-counts.ts`, `docs/protocol.md` §13.2): one increment.
  */
 import { evaluate } from '../core/targeting/detail.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from '../core/targeting/evaluate.js';
+import { evaluateVariant, OUTCOME, quickVariant, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-store.js';
 import { slot } from './usage-counts.js';
@@ -15,17 +15,11 @@ import { slot } from './usage-counts.js';
 /** What a call asks for: `boolean` (`isEnabled`) fits `boolean` and `rollout` flags. */
 export type ValueKind = 'boolean' | 'string' | 'number' | 'json';
 
-/** The kind of value a flag of `type` serves. */
-const kindOf = (type: string): string => (type === 'rollout' ? 'boolean' : type);
-
 /** The kind `getDetail(key, user, defaultValue)` asks for: objects, arrays and `null` ask for `json`. */
 export const kindOfDefault = (value: unknown): ValueKind => {
   const type = typeof value;
   return type === 'boolean' || type === 'string' || type === 'number' ? type : 'json';
 };
-
-/** Whether a flag of `type` answers a call for `kind`. */
-const fits = (type: string, kind: ValueKind): boolean => kindOf(type) === kind;
 
 /** The counter slot of the caller's default, `slot(-1, 'ERROR')` written out (the minifier inlines it). */
 const DEFAULT = 9;
@@ -40,11 +34,17 @@ export function servedValue(
 ): unknown {
   if (entry === undefined) return defaultValue;
   const { compiled, n } = entry;
-  if (!fits(compiled.type, kind)) {
+  if (compiled.kind !== kind) {
     if (n) n[DEFAULT]!++;
     return defaultValue;
   }
-  const index = evaluateVariant(compiled, user, context);
+  // A flag nothing can vary (disabled, or static) has its answer compiled in (`CompiledFlag.answer`).
+  const answer = compiled.answer;
+  if (answer >= 0) {
+    if (n) n[slot(answer, compiled.answerReason)]!++;
+    return compiled.values[answer];
+  }
+  const index = compiled.quick ? quickVariant(compiled, user) : evaluateVariant(compiled, user, context);
   if (n) n[slot(index, OUTCOME.reason)]!++;
   return index < 0 ? defaultValue : compiled.values[index];
 }
@@ -65,7 +65,7 @@ export function servedDetail<T>(
 ): FlagDetail<T> {
   if (entry === undefined) return { value: defaultValue, reason: loaded ? 'FLAG_NOT_FOUND' : 'NOT_READY' };
   const { compiled, n } = entry;
-  if (!fits(compiled.type, kind)) {
+  if (compiled.kind !== kind) {
     if (n) n[DEFAULT]!++;
     return { value: defaultValue, reason: 'ERROR', errorCode: 'TYPE_MISMATCH', version: entry.flag.version };
   }

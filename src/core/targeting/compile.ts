@@ -6,6 +6,7 @@
  */
 import type { FlagType } from '../types.js';
 import { type CompiledClause, compileClause, type PatternCompiler } from './clauses.js';
+import { evaluateVariant, OUTCOME, type TargetingContext, type TargetingReason } from './evaluate.js';
 import { type CompiledServe, compileServe, SPLIT_TOTAL } from './split.js';
 import type { Clause, JsonValue, Segment, TargetingFields } from './types.js';
 
@@ -40,6 +41,18 @@ export interface CompiledFlag {
   fallthrough: CompiledServe;
   /** No targets, rules, prerequisites or custom fallthrough: today's reasons (`ON`, `ROLLOUT_IN`...). */
   plain: boolean;
+  /** Plain and not malformed: the evaluator's short way (`quickVariant`) decides it. */
+  quick: boolean;
+  /** The kind of value it serves: its type, `boolean` for a rollout (a literal, compared by identity). */
+  kind: string;
+  /** A `rollout` flag. */
+  rollout: boolean;
+  /**
+   * The variant index every user is served, when nothing can vary it (disabled, or `isStatic`),
+   * and its reason: the evaluator answers it at once. -1 otherwise.
+   */
+  answer: number;
+  answerReason: TargetingReason;
   /** Why it cannot be evaluated, when it cannot. */
   malformed: string | undefined;
   /** The evaluation that last decided it as a prerequisite (`evaluate.ts`), and what it served then. */
@@ -58,6 +71,9 @@ export interface CompiledSegment {
 }
 
 const BOOLEAN_VARIANTS: Record<string, JsonValue> = { on: true, off: false };
+
+/** What a flag nothing can vary needs of its environment to be answered: nothing. */
+const NO_CONTEXT: TargetingContext = { flag: () => undefined, segment: () => undefined };
 
 const clausesOf = (rule: { clauses: Clause[] }, patterns: PatternCompiler | undefined) =>
   rule.clauses.map((clause) => compileClause(clause, patterns));
@@ -82,6 +98,11 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
     fallthrough: undefined as unknown as CompiledServe,
     plain: !targets?.length && !rules?.length && !prerequisites?.length && !fallthrough,
     malformed: undefined,
+    quick: false,
+    kind: binary ? 'boolean' : type,
+    rollout: type === 'rollout',
+    answer: -1,
+    answerReason: 'OFF',
     seenAt: 0,
     served: -1,
   };
@@ -130,6 +151,17 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
   } catch (error) {
     compiled.malformed = (error as Error).message;
   }
+  // Nothing can vary it (disabled, or `isStatic`): the evaluator's own answer (the whole
+  // way), once, compiled in.
+  if (compiled.malformed === undefined && (!compiled.enabled || isStatic(compiled))) {
+    compiled.answer = evaluateVariant(compiled, undefined, NO_CONTEXT);
+    compiled.answerReason = OUTCOME.reason;
+  }
+  // A rollout of a whole percentage (every one the server stores, §3) takes the short way.
+  compiled.quick =
+    compiled.plain &&
+    compiled.malformed === undefined &&
+    (!compiled.rollout || compiled.fallthrough.bounds[0]! % 1000 === 0);
   return compiled;
 }
 
