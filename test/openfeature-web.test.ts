@@ -15,9 +15,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bucketOf, createClient } from '../src/index.js';
 import { FlagwireWebProvider } from '../src/openfeature/web/index.js';
-import { adminCaller } from './helpers/admin.js';
+import { providerEventCases } from './helpers/provider-events.js';
 import { KEYS, startTestServer, type TestServer } from './helpers/server.js';
-import { whenState, whenTrue } from './helpers/wait.js';
 
 let t: TestServer;
 
@@ -146,50 +145,11 @@ describe('FlagwireWebProvider lifecycle events', () => {
     await bad.onClose();
   });
 
-  it('emits no CONFIGURATION_CHANGED before READY, and the changes after it', async () => {
-    const own = new FlagwireWebProvider({ baseUrl: t.base, apiKey: KEYS.acmeProdRead, logger: false });
-    const changed: string[] = [];
-    own.events.addHandler(ProviderEvents.ConfigurationChanged, (details) =>
-      changed.push(...((details as { flagsChanged?: string[] } | undefined)?.flagsChanged ?? [])),
-    );
-    await OpenFeature.setProviderAndWait('fresh', own);
-    expect(changed).toEqual([]);
-    await t.api('POST', '/flags', { key: 'web-after-ready', type: 'boolean' });
-    await whenTrue(own.client, () => changed.includes('web-after-ready'));
-    expect(changed).toEqual(['web-after-ready']);
-  });
-
-  it('turns a key revoked while streaming into one PROVIDER_ERROR with PROVIDER_FATAL that says 401, status FATAL', async () => {
-    const admin = await adminCaller(t.server);
-    const key = (await (
-      await admin.asPage('POST', '/environments/acme/production/keys', { access: 'read-only' })
-    ).json()) as { id: string; key: string };
-    const own = new FlagwireWebProvider({
-      baseUrl: t.base,
-      apiKey: key.key,
-      logger: false,
-      initialRetryDelayMs: 1,
-      maxRetryDelayMs: 1,
-    });
-    await OpenFeature.setProviderAndWait('revoked', own);
-    await whenState(own.client, 'connected');
-    const revoked = OpenFeature.getClient('revoked');
-    const errors: Array<EventDetails | undefined> = [];
-    const failed = new Promise<void>((resolve) =>
-      revoked.addHandler(ProviderEvents.Error, (details) => {
-        errors.push(details);
-        resolve();
-      }),
-    );
-    expect((await admin.asPage('DELETE', `/environments/acme/production/keys/${key.id}`)).status).toBe(204);
-    await failed;
-    await whenState(own.client, 'failed');
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({
-      errorCode: ErrorCode.PROVIDER_FATAL,
-      message: expect.stringMatching(/refused the API key \(401\)/),
-    });
-    expect(errors[0]?.message).not.toMatch(/terminated/);
-    expect(revoked.providerStatus).toBe(ProviderStatus.FATAL);
+  providerEventCases(() => t, {
+    sdk: OpenFeature,
+    make: (options) => new FlagwireWebProvider(options),
+    events: ProviderEvents,
+    fatal: { errorCode: ErrorCode.PROVIDER_FATAL, status: ProviderStatus.FATAL },
+    prefix: 'web',
   });
 });
