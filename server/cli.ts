@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parseConfig } from './config.js';
+import { ADMIN_TOKEN_RULE, parseConfig } from './config.js';
 import { originOf } from './dashboard/origins.js';
-import { ADMIN_TOKEN_RULE, type StartServerOptions } from './options.js';
+import type { StartServerOptions } from './options.js';
 import { startServer } from './start-server.js';
 import { describeDatabaseUrl } from './store/postgres/database-url.js';
 

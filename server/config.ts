@@ -6,7 +6,6 @@
 import { API_KEY_PATTERN, FLAG_KEY_PATTERN } from '../src/core/limits.js';
 import type { CreateFlagInput } from '../src/core/types.js';
 import { validateCreateFlag } from '../src/core/validation.js';
-import { ADMIN_TOKEN_RULE } from './options.js';
 import type { Access } from './state/model.js';
 
 /** A seed flag: a `POST /flags` body (targeting included), plus whether it starts enabled (default false). */
@@ -35,6 +34,12 @@ export interface FlagwireConfig {
   /** The dashboard's admin token (`docs/protocol.md` §10.2); `--admin-token` wins over it. */
   adminToken?: string;
 }
+
+/**
+ * What an admin token may be (`docs/protocol.md` §10.2), wherever it comes from: the config
+ * file, `startServer({ adminToken })` or the command line.
+ */
+export const ADMIN_TOKEN_RULE = /^[\x21-\x7e]{16,256}$/;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

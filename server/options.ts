@@ -2,7 +2,7 @@
  * Options of `startServer()`, with every default resolved in one place.
  * The CLI maps its flags onto these (`docs/protocol.md` §7).
  */
-import type { FlagwireConfig } from './config.js';
+import { ADMIN_TOKEN_RULE, type FlagwireConfig } from './config.js';
 import { originOf } from './dashboard/origins.js';
 import { defaultMaxConnections } from './http/open-file-limit.js';
 import type { Logger } from './logger.js';
@@ -276,9 +276,6 @@ export interface ResolvedServerOptions {
   usage: Required<UsageServerOptions> | undefined;
   logger: Logger;
 }
-
-/** What an admin token may be (`docs/protocol.md` §10.2). */
-export const ADMIN_TOKEN_RULE = /^[\x21-\x7e]{16,256}$/;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

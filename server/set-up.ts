@@ -20,8 +20,12 @@ import type { Storage } from './store/storage.js';
 export const DEFAULT_PROJECT = 'default';
 export const DEFAULT_ENVIRONMENT = 'development';
 
-/** The storage the options name: Postgres (`databaseUrl`), the journal (`dataDir`), else memory. */
-export function openStorage(resolved: ResolvedServerOptions): Storage<Op> {
+/**
+ * The storage the options name: Postgres (`databaseUrl`), the journal (`dataDir`), else memory.
+ * Only Postgres imports its driver; rejects with `DatabaseDriverMissingError` when `pg` is not
+ * installed.
+ */
+export async function openStorage(resolved: ResolvedServerOptions): Promise<Storage<Op>> {
   const warn = (message: string) => resolved.logger.warn(message);
   if (resolved.databaseUrl)
     return createPostgresStorage({

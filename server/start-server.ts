@@ -38,7 +38,7 @@ import { LifecycleService } from './state/lifecycle-service.js';
 import type { Access } from './state/model.js';
 import { SegmentService } from './state/segment-service.js';
 import { FlagService } from './state/service.js';
-import { SessionService } from './state/sessions.js';
+import { SessionService } from './state/session-service.js';
 import { restoreState } from './state/snapshot.js';
 import { OfrepUsage } from './state/usage-ofrep.js';
 import { UsageService } from './state/usage-service.js';
@@ -90,7 +90,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   const resolved = resolveServerOptions(options);
   if (resolved.config) resolved.config = parseConfig(resolved.config);
   const { logger } = resolved;
-  const storage = openStorage(resolved);
+  const storage = await openStorage(resolved);
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
   let ofrepUsage: OfrepUsage | undefined;

@@ -2,7 +2,8 @@
  * Layers that run one way (`docs/architecture.md`): every relative import in `src/` and
  * `server/` goes down or sideways within its layer, never up. The rules are a table here and a
  * picture there; a new import that runs back up fails this test with the file, the import and
- * the rule it breaks.
+ * the rule it breaks. No files of `src/`, `server/` and `typegen/` import each other, directly or
+ * round a longer loop (`import type` and `export ... from` count): a cycle fails with its files.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -95,7 +96,7 @@ function violation(from: string, to: string, typeOnly = false): string | undefin
   return uses[fromSdk]?.includes(toSdk!) ? undefined : `src/${fromSdk} imports src/${toSdk}`;
 }
 
-/** Every relative import of every source file under `src/` and `server/`. */
+/** Every relative import of every source file under `src/`, `server/` and `typegen/`. */
 function imports(): { from: string; to: string; typeOnly: boolean }[] {
   const files: string[] = [];
   const list = (dir: string) => {
@@ -107,12 +108,14 @@ function imports(): { from: string; to: string; typeOnly: boolean }[] {
   };
   list('src');
   list('server');
+  list('typegen');
   const sources = new Set(files);
   const found: { from: string; to: string; typeOnly: boolean }[] = [];
   for (const path of files.filter((file) => /\.(ts|tsx|mts)$/.test(file))) {
     const text = readFileSync(join(ROOT, path), 'utf8');
     for (const match of text.matchAll(
-      /(?:^|\n)\s*(?:import|export)(\s+type)?[^'";]*?from\s*['"](\.[^'"]+)['"]/g,
+      // `import x from`, `import type`, `export ... from` and a bare `import './x.js'`.
+      /(?:^|\n)\s*(?:import|export)(\s+type)?(?:[^'";]*?from)?\s*['"](\.[^'"]+)['"]/g,
     )) {
       // `./x.js` names `./x.ts` (or `.tsx`) in the sources.
       const target = relative(ROOT, resolve(dirname(join(ROOT, path)), match[2]!)).replace(/\.js$/, '');
@@ -121,6 +124,65 @@ function imports(): { from: string; to: string; typeOnly: boolean }[] {
     }
   }
   return found;
+}
+
+/**
+ * The import cycles among `files` (Tarjan's strongly connected components): each as one loop
+ * through its component, `a -> b -> a`, and the component's other files if the loop misses some.
+ */
+function cycles(edges: { from: string; to: string }[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const { from, to } of edges) {
+    if (!next.has(from)) next.set(from, []);
+    if (!next.has(to)) next.set(to, []);
+    next.get(from)!.push(to);
+  }
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const to of next.get(file)!) {
+      if (!index.has(to)) {
+        visit(to);
+        low.set(file, Math.min(low.get(file)!, low.get(to)!));
+      } else if (onStack.has(to)) low.set(file, Math.min(low.get(file)!, index.get(to)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || next.get(file)!.includes(file)) components.push(component.sort());
+  };
+  for (const file of [...next.keys()].sort()) if (!index.has(file)) visit(file);
+  return components.map((component) => {
+    // The shortest loop from the component's first file back to it, staying inside.
+    const inside = new Set(component);
+    const start = component[0]!;
+    const cameFrom = new Map<string, string>();
+    const queue = [start];
+    while (queue.length > 0 && !cameFrom.has(start)) {
+      const file = queue.shift()!;
+      for (const to of next.get(file)!) {
+        if (!inside.has(to) || cameFrom.has(to)) continue;
+        cameFrom.set(to, file);
+        queue.push(to);
+      }
+    }
+    const loop: string[] = [];
+    for (let file = cameFrom.get(start)!; file !== start; file = cameFrom.get(file)!) loop.unshift(file);
+    const rest = component.filter((file) => file !== start && !loop.includes(file));
+    return `${[start, ...loop, start].join(' -> ')}${rest.length > 0 ? ` (with ${rest.join(', ')})` : ''}`;
+  });
 }
 
 describe('layers', () => {
@@ -140,6 +202,24 @@ describe('layers', () => {
       .map(({ from, to, typeOnly }) => ({ from, to, why: violation(from, to, typeOnly) }))
       .filter(({ from, to, why }) => why && !KNOWN.some((k) => k.from.test(from) && k.to.test(to)));
     expect(broken.map(({ from, to, why }) => `${from} -> ${to}: ${why}`)).toEqual([]);
+  });
+
+  it('has no import cycle: no files import each other, directly or round a loop', () => {
+    const sources = new Set(all.map(({ from }) => from));
+    expect(cycles(all.filter(({ to }) => sources.has(to)))).toEqual([]);
+  });
+
+  it('reports a cycle of any length with its files', () => {
+    const edge = (from: string, to: string) => ({ from, to });
+    expect(cycles([edge('a', 'b'), edge('b', 'a'), edge('b', 'c')])).toEqual(['a -> b -> a']);
+    expect(cycles([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])).toEqual([
+      'a -> b -> c -> a',
+    ]);
+    expect(cycles([edge('a', 'b'), edge('b', 'a'), edge('a', 'c'), edge('c', 'a')])).toEqual([
+      'a -> b -> a (with c)',
+    ]);
+    expect(cycles([edge('a', 'a')])).toEqual(['a -> a']);
+    expect(cycles([edge('a', 'b'), edge('b', 'c'), edge('a', 'c')])).toEqual([]);
   });
 
   it('lists only known exceptions that still occur', () => {

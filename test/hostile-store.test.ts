@@ -91,7 +91,7 @@ describe('a change the store cannot write (§7.3)', () => {
 
   it('is refused by Postgres before memory, and the store goes on', async () => {
     const url = await createDatabaseAt(inject('postgres').url);
-    const storage = createPostgresStorage<Op>({
+    const storage = await createPostgresStorage<Op>({
       url,
       connectTimeoutMs: 10_000,
       poolSize: 2,

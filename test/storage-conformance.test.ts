@@ -44,7 +44,7 @@ interface StoreKind {
   /** A new, empty place to keep data in. */
   place(): Promise<string>;
   /** A storage on `place`, not loaded yet. */
-  create(place: string, warn: (message: string) => void): Storage<Op>;
+  create(place: string, warn: (message: string) => void): Storage<Op> | Promise<Storage<Op>>;
   /** Lets the lease `name`'s time run out (shared stores). */
   expire?(place: string, name: string): Promise<void>;
   gaps: ReadonlySet<Gap>;
@@ -132,7 +132,7 @@ afterEach(async () => {
 
 async function open(kind: StoreKind, place: string): Promise<Opened> {
   const warnings: string[] = [];
-  const storage = kind.create(place, (message) => warnings.push(message));
+  const storage = await kind.create(place, (message) => warnings.push(message));
   const db = restoreState(await storage.load(), 10_000);
   const applier = new Applier(db, (error) => {
     throw error;

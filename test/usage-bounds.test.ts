@@ -50,7 +50,7 @@ async function durable(): Promise<TestServerOptions> {
 /** acme/production as a restart rebuilds it from `options`' storage (the server closed). */
 async function storedEnvironment(options: TestServerOptions): Promise<Environment> {
   const resolved = resolveServerOptions({ ...(options as StartServerOptions), logger: false });
-  const storage = openStorage(resolved);
+  const storage = await openStorage(resolved);
   try {
     const state = restoreState(await storage.load(), resolved.historyLimit);
     return [...state.values()].find((e) => e.project === 'acme' && e.environment === 'production')!;

@@ -12,7 +12,7 @@ import { sendEmpty, sendJson } from '../http/respond.js';
 import { decodeSegment, matchRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin-service.js';
 import type { Grant } from '../state/key-ring.js';
-import type { SessionService } from '../state/sessions.js';
+import type { SessionService } from '../state/session-service.js';
 import type { OwnOrigins } from './origins.js';
 import type { AdminGrant } from './routes.js';
 import { AdminAuth, type Session } from './session.js';

@@ -4,10 +4,8 @@
  * entry), a project's deletion, and the source's side of a copy of flags (a history entry per
  * flag, no revision). Absolute values, like every op: replaying one twice changes nothing.
  */
-import { ApiError } from '../errors.js';
 import { recordHistory } from './history.js';
 import type { Actor, HistoryEntry, MemoryState } from './model.js';
-import type { Op } from './ops.js';
 
 export type LifecycleOp =
   /** Environment `id` of `epoch` is called `project/environment` from now on. Scope `''`. */
@@ -69,15 +67,4 @@ function recorded(history: readonly HistoryEntry[], op: Extract<LifecycleOp, { t
     if (entry.action === 'copied' && entry.at === op.at && entry.copiedTo === op.to) return true;
   }
   return false;
-}
-
-/**
- * `ops`, unless one is for an environment no longer in memory (deleted while a request or a
- * delivery was under way): then 404, and nothing is written to the scope after its deletion.
- */
-export function refuseDeleted(db: MemoryState, ops: Op[]): Op[] {
-  for (const op of ops)
-    if ('env' in op && !db.has(op.env))
-      throw new ApiError(404, 'NOT_FOUND', 'environment not found: it was deleted');
-  return ops;
 }

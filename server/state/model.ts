@@ -8,7 +8,6 @@ import type {
   Target,
 } from '../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../src/core/types.js';
-import type { EndedSessions } from './sessions.js';
 import type { EnvUsage } from './usage-model.js';
 
 /**
@@ -239,6 +238,14 @@ export interface EnvName {
   epoch: string;
   project: string;
   environment: string;
+}
+
+/** What memory keeps of ended dashboard sessions (`sessions.ts`), with what spans environments. */
+export interface EndedSessions {
+  /** Ended session ids, with their expiry (epoch seconds). */
+  ids: Map<string, number>;
+  /** Every session expiring before this (epoch seconds) is ended; 0 when none. */
+  endedBefore: number;
 }
 
 /**

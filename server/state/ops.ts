@@ -3,6 +3,7 @@
  * suffix of the log again onto a state that already holds it changes nothing
  * (`docs/protocol.md` §7, storage).
  */
+import { ApiError } from '../errors.js';
 import { applyRecordedName } from './env-names.js';
 import { historyEntry, recordHistory, segmentHistoryEntry } from './history.js';
 import { applyLifecycleOp, type LifecycleOp } from './lifecycle-ops.js';
@@ -63,6 +64,17 @@ export type Op =
 export function scopeOf(op: Op): string {
   if (op.t === 'env') return op.id;
   return 'env' in op ? op.env : '';
+}
+
+/**
+ * `ops`, unless one is for an environment no longer in memory (deleted while a request or a
+ * delivery was under way): then 404, and nothing is written to the scope after its deletion.
+ */
+export function refuseDeleted(db: MemoryState, ops: Op[]): Op[] {
+  for (const op of ops)
+    if ('env' in op && !db.has(op.env))
+      throw new ApiError(404, 'NOT_FOUND', 'environment not found: it was deleted');
+  return ops;
 }
 
 function envOf(db: MemoryState, id: string): Environment {

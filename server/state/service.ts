@@ -14,7 +14,6 @@ import { findByName, idFor } from './env-names.js';
 import { checkFlagGraph } from './graph-check.js';
 import { readHistory } from './history.js';
 import { newApiKey, newEpoch } from './ids.js';
-import { refuseDeleted } from './lifecycle-ops.js';
 import type {
   Actor,
   ApiKeyGrant,
@@ -25,7 +24,7 @@ import type {
   Source,
   StoredFlag,
 } from './model.js';
-import type { Op } from './ops.js';
+import { type Op, refuseDeleted } from './ops.js';
 import { type Expected, requireVersion, type Versioned } from './preconditions.js';
 import { toFlag } from './representation.js';
 import { checkSize } from './size-check.js';

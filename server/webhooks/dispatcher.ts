@@ -5,7 +5,7 @@
  *   committed in the same journal entry as the change, so a crash never loses one, and they
  *   are scheduled once durable (and again at start-up for whatever is still pending).
  * - An attempt serializes the envelope once (a fresh `delivery.sentAt`), signs those exact
- *   bytes and POSTs them through undici: bounded concurrency in all and per webhook (taken in
+ *   bytes and POSTs them (`sender.ts`): bounded concurrency in all and per webhook (taken in
  *   turn, so a receiver that hangs cannot hold up the others), a timeout for the whole
  *   exchange, no redirects followed. 2xx succeeds; `410 Gone` deactivates the webhook; anything
  *   else is retried on the schedule with +-20 % jitter until it runs out.
@@ -16,7 +16,6 @@
  *   database one makes it; a storage of one instance always grants it.
  */
 import { createHmac } from 'node:crypto';
-import { Agent, request } from 'undici';
 import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { newEventId } from '../state/ids.js';
@@ -37,8 +36,9 @@ import { StorageUnavailableError } from '../store/errors.js';
 import type { Storage } from '../store/storage.js';
 import { eventOf, newDelivery, subscribers } from './events.js';
 import { outcomeOf } from './outcome.js';
+import { Sender } from './sender.js';
 import { Slots } from './slots.js';
-import { addressProblem, publicLookup } from './targets.js';
+import { addressProblem } from './targets.js';
 
 /** The storage's leases (`Storage.lease`): an attempt is made only under its delivery's. */
 export type Leases = Pick<Storage<Op>, 'lease' | 'unlease'>;
@@ -65,7 +65,7 @@ export class Dispatcher {
   readonly #db: MemoryState;
   readonly #service: FlagService;
   readonly #options: DispatcherOptions;
-  readonly #agent: Agent;
+  readonly #sender: Sender;
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
   readonly #slots: Slots;
@@ -80,11 +80,7 @@ export class Dispatcher {
     this.#db = db;
     this.#service = service;
     this.#options = options;
-    this.#agent = new Agent({
-      connections: options.concurrency,
-      keepAliveTimeout: 4000,
-      ...(options.publicOnly ? { connect: { lookup: publicLookup } } : {}),
-    });
+    this.#sender = new Sender({ connections: options.concurrency, publicOnly: options.publicOnly ?? false });
     this.#slots = new Slots(options.concurrency, options.concurrencyPerWebhook);
   }
 
@@ -157,8 +153,7 @@ export class Dispatcher {
     this.#controller.abort();
     this.#slots.close();
     await Promise.allSettled([...this.#running]);
-    // Bun answers `import 'undici'` with a stand-in whose Agent has no close() (test/runtimes.test.ts).
-    if (typeof this.#agent.close === 'function') await this.#agent.close().catch(() => {});
+    this.#sender.close();
   }
 
   #planEvent(env: Environment, type: WebhookEventType, data: EventPayload, at: string): Op[] {
@@ -308,17 +303,10 @@ export class Dispatcher {
       // An address in the URL is not looked up: the policy checks it here.
       const refused = this.#options.publicOnly ? addressProblem(hook.url) : undefined;
       if (refused) throw new Error(`${refused} (webhookTargets "public")`);
-      const res = await request(hook.url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.#agent,
-        signal: AbortSignal.any([timeout, this.#controller.signal]),
-        headersTimeout: this.#options.timeoutMs,
-        bodyTimeout: this.#options.timeoutMs,
-      });
-      record.statusCode = res.statusCode;
-      record.response = await firstKiB(res.body);
+      const signal = AbortSignal.any([timeout, this.#controller.signal]);
+      const answer = await this.#sender.post(hook.url, headers, body, signal);
+      record.statusCode = answer.statusCode;
+      record.response = answer.response;
     } catch (error) {
       if (this.#closed) {
         // Shutting down: stays pending, resumes at the next start (or on another instance now).
@@ -356,30 +344,6 @@ export class Dispatcher {
     });
     await this.#unlease(outcome.id);
   }
-}
-
-/**
- * The first KiB of an answer's body as text (kept in the attempt's log), reading at most 64 KiB
- * of it so the connection can be reused; a body cut short keeps what came.
- */
-async function firstKiB(
-  body: AsyncIterable<Uint8Array> & { dump(options: { limit: number }): Promise<void> },
-): Promise<string> {
-  const kept: Uint8Array[] = [];
-  let size = 0;
-  let read = 0;
-  try {
-    for await (const chunk of body) {
-      if (size < 1024) {
-        const part = chunk.subarray(0, 1024 - size);
-        kept.push(part);
-        size += part.length;
-      }
-      read += chunk.length;
-      if (read >= 64 * 1024) break;
-    }
-  } catch {}
-  return Buffer.concat(kept).toString('utf8');
 }
 
 /** The lease an attempt at delivery `id` is made under. */

@@ -9,7 +9,7 @@
 import { evaluate } from '../core/targeting/detail.js';
 import { evaluateVariant, OUTCOME, quickVariant, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
-import type { FlagEntry } from './flag-store.js';
+import type { FlagEntry } from './flag-entry.js';
 import { slot } from './usage-counts.js';
 
 /** What a call asks for: `boolean` (`isEnabled`) fits `boolean` and `rollout` flags. */

@@ -11,17 +11,13 @@
  * Each flag is compiled when it arrives (`../core/targeting/compile.ts`): evaluation only reads.
  */
 import { sdkFlag } from '../core/sdk-flag.js';
-import {
-  type CompiledFlag,
-  type CompiledSegment,
-  compileFlag,
-  compileSegment,
-} from '../core/targeting/compile.js';
+import { type CompiledSegment, compileFlag, compileSegment } from '../core/targeting/compile.js';
 import type { TargetingContext } from '../core/targeting/evaluate.js';
 import { runProgram } from '../core/targeting/patterns.js';
 import { TARGETING_FIELDS } from '../core/targeting/types.js';
 import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 import { dependents } from './dependents.js';
+import type { FlagEntry } from './flag-entry.js';
 import type { FlagChange } from './types.js';
 import { counters } from './usage-counts.js';
 
@@ -32,17 +28,6 @@ import { counters } from './usage-counts.js';
  * revisions (a gap).
  */
 export type UpdateOutcome = 'stale' | 'foreign' | { changes: FlagChange[]; gap: boolean };
-
-/** A flag as evaluation reads it: one map lookup gives everything. */
-export interface FlagEntry {
-  flag: SdkFlag;
-  compiled: CompiledFlag;
-  /**
-   * Evaluations of this version since the last usage report, a slot per variant and reason
-   * (`usage-counts.ts`); `undefined` when the client does not count (`usage: false`).
-   */
-  n: number[] | undefined;
-}
 
 /** Parses `<epoch>:<revision>`. */
 export function parseEventId(id: string | undefined): { epoch: string; revision: number } | undefined {

@@ -6,7 +6,7 @@
  * them into a report's rows and starts them again at zero.
  */
 import { COUNTED_REASONS, MAX_COUNT_ROWS } from '../core/usage-limits.js';
-import type { FlagEntry } from './flag-store.js';
+import type { FlagEntry } from './flag-entry.js';
 
 /** Slots per variant: one per reason. */
 export const R = COUNTED_REASONS.length;

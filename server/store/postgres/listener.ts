@@ -4,11 +4,14 @@
  * drops notifications while a listener is disconnected. So whenever this connection is
  * (re)established, `onConnected` runs, and the storage catches up from the table.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import type { PgDriver } from './driver.js';
 
 export const CHANNEL = 'flagwire_commits';
 
 export interface ListenerOptions {
+  /** The driver (`driver.ts`), loaded by the storage. */
+  driver: PgDriver;
   url: string;
   onNotify: (scope: string, seq: number) => void;
   /** After every (re)connection, once listening: catch up on what may have been missed. */
@@ -39,7 +42,7 @@ export class CommitListener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({
+    const client = new this.#options.driver.Client({
       connectionString: this.#options.url,
       connectionTimeoutMillis: 5000,
       // Named, so an operator (or a fault test) can find it in pg_stat_activity.

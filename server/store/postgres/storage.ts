@@ -17,10 +17,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import pg from 'pg';
+import type pg from 'pg';
 import { entryJson, StorageClosedError, StorageUnavailableError } from '../errors.js';
 import type { LoadedState, Memory, Storage } from '../storage.js';
 import { describeDatabaseUrl } from './database-url.js';
+import { type ImportPg, loadPg, type PgDriver } from './driver.js';
 import { asStorageError, isUnavailable, lostError } from './errors.js';
 import { Follower } from './follower.js';
 import { giveLeaseBack, takeLease } from './leases.js';
@@ -57,8 +58,15 @@ interface EntryRow<Op> {
   ops: Op[];
 }
 
-export function createPostgresStorage<Op>(options: PostgresStorageOptions): Storage<Op> {
-  return new PostgresStorage<Op>(options);
+/**
+ * Opens a Postgres storage: imports `pg` (`driver.ts`), and rejects with
+ * `DatabaseDriverMissingError` when it is not installed. Connects in `load()`.
+ */
+export async function createPostgresStorage<Op>(
+  options: PostgresStorageOptions,
+  importPg?: ImportPg,
+): Promise<Storage<Op>> {
+  return new PostgresStorage<Op>(await loadPg(importPg), options);
 }
 
 class PostgresStorage<Op> implements Storage<Op> {
@@ -87,12 +95,12 @@ class PostgresStorage<Op> implements Storage<Op> {
   #timer: NodeJS.Timeout | undefined;
   #closed: Promise<void> | undefined;
 
-  constructor(options: PostgresStorageOptions) {
+  constructor(driver: PgDriver, options: PostgresStorageOptions) {
     this.#options = options;
     this.description = `postgres (${describeDatabaseUrl(options.url)})`;
     this.#ttlMs = positionTtlMs(options.catchUpIntervalMs);
     this.#positions = new PositionReports(this.#owner, this.#ttlMs);
-    this.#pool = new pg.Pool({
+    this.#pool = new driver.Pool({
       connectionString: options.url,
       max: options.poolSize,
       connectionTimeoutMillis: 5000,
@@ -111,6 +119,7 @@ class PostgresStorage<Op> implements Storage<Op> {
     });
     this.#follower = follower;
     this.#listener = new CommitListener({
+      driver,
       url: options.url,
       onNotify: (scope, seq) => {
         if (seq > follower.position(scope)) follower.catchUpSoon(scope);

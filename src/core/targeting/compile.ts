@@ -2,73 +2,16 @@
  * Flags and segments compiled when they load (`docs/protocol.md` §12): variants by index, targets
  * as one map, clauses with parsed values, splits with their hash prefix. Evaluation then only
  * reads. A flag this SDK cannot use (an operator from a newer server, a dangling variant) compiles
- * to a malformed flag, which evaluates to the caller's default with reason `ERROR`.
+ * to a malformed flag, which evaluates to the caller's default with reason `ERROR`. The shapes it
+ * builds are in `compiled.ts` (the evaluator reads them without importing the compiler).
  */
-import type { FlagType } from '../types.js';
-import { type CompiledClause, compileClause, type PatternCompiler } from './clauses.js';
-import { evaluateVariant, OUTCOME, type TargetingContext, type TargetingReason } from './evaluate.js';
+import { compileClause, type PatternCompiler } from './clauses.js';
+import type { CompiledFlag, CompiledSegment, FlagSource } from './compiled.js';
+import { evaluateVariant, OUTCOME, type TargetingContext } from './evaluate.js';
 import { type CompiledServe, compileServe, SPLIT_TOTAL } from './split.js';
-import type { Clause, JsonValue, Segment, TargetingFields } from './types.js';
+import type { Clause, JsonValue, Segment } from './types.js';
 
-/** The fields of a flag on the wire that evaluation reads. */
-export interface FlagSource extends TargetingFields {
-  key: string;
-  type: FlagType | 'string' | 'number' | 'json';
-  enabled: boolean;
-  percentage?: number;
-  version?: number;
-}
-
-export interface CompiledRule {
-  id: string;
-  clauses: readonly CompiledClause[];
-  serve: CompiledServe;
-}
-
-export interface CompiledFlag {
-  key: string;
-  type: FlagSource['type'];
-  enabled: boolean;
-  version: number | undefined;
-  /** Variant names and values, by index. */
-  names: readonly string[];
-  values: readonly JsonValue[];
-  off: number;
-  /** User key to the index of the first target's variant that lists it. */
-  targets: ReadonlyMap<string, number> | undefined;
-  rules: readonly CompiledRule[];
-  prerequisites: ReadonlyArray<{ flag: string; variants: ReadonlySet<string> }>;
-  fallthrough: CompiledServe;
-  /** No targets, rules, prerequisites or custom fallthrough: today's reasons (`ON`, `ROLLOUT_IN`...). */
-  plain: boolean;
-  /** Plain and not malformed: the evaluator's short way (`quickVariant`) decides it. */
-  quick: boolean;
-  /** The kind of value it serves: its type, `boolean` for a rollout (a literal, compared by identity). */
-  kind: string;
-  /** A `rollout` flag. */
-  rollout: boolean;
-  /**
-   * The variant index every user is served, when nothing can vary it (disabled, or `isStatic`),
-   * and its reason: the evaluator answers it at once. -1 otherwise.
-   */
-  answer: number;
-  answerReason: TargetingReason;
-  /** Why it cannot be evaluated, when it cannot. */
-  malformed: string | undefined;
-  /** The evaluation that last decided it as a prerequisite (`evaluate.ts`), and what it served then. */
-  seenAt: number;
-  served: number;
-}
-
-export interface CompiledSegment {
-  included: ReadonlySet<string>;
-  excluded: ReadonlySet<string>;
-  rules: ReadonlyArray<readonly CompiledClause[]>;
-  malformed: string | undefined;
-  /** The evaluation that last decided it (`evaluate.ts`), and whether the user was in it then. */
-  seenAt: number;
-  holds: boolean;
-}
+export type { CompiledFlag, CompiledRule, CompiledSegment, FlagSource } from './compiled.js';
 
 const BOOLEAN_VARIANTS: Record<string, JsonValue> = { on: true, off: false };
 

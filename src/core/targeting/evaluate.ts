@@ -24,21 +24,8 @@ import { murmur3Continue } from '../murmur3.js';
 import type { User } from '../types.js';
 import { attributeOf } from './attributes.js';
 import { type CompiledClause, clauseHolds } from './clauses.js';
-import type { CompiledFlag, CompiledSegment } from './compile.js';
+import type { CompiledFlag, CompiledSegment, TargetingReason } from './compiled.js';
 import { point, served } from './split.js';
-
-/** Why a flag served what it served (`docs/protocol.md` §12.4). */
-export type TargetingReason =
-  | 'OFF'
-  | 'ON'
-  | 'ROLLOUT_IN'
-  | 'ROLLOUT_OUT'
-  | 'MISSING_USER_KEY'
-  | 'PREREQUISITE_FAILED'
-  | 'TARGET_MATCH'
-  | 'RULE_MATCH'
-  | 'FALLTHROUGH'
-  | 'ERROR';
 
 /** What the last evaluation found, besides the variant: read it before evaluating again. */
 export interface Outcome {

@@ -4,7 +4,7 @@
  */
 import { number } from '../format.js';
 import { DAY, HOUR, stepText } from './axis.js';
-import type { ChartProps } from './stacked-chart.js';
+import type { ChartProps } from './chart-data.js';
 
 export function ChartTable({ what, series, from, step, marks }: ChartProps) {
   const size = step === 'hour' ? HOUR : DAY;

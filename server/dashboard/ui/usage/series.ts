@@ -5,7 +5,7 @@
  */
 import type { Flag } from '../types.js';
 import type { UsageSeries } from './api.js';
-import type { ChartSeries } from './stacked-chart.js';
+import type { ChartSeries } from './chart-data.js';
 
 /** Counts added as the server adds them: saturating at 2^53 - 1 (`docs/protocol.md` §13.4). */
 const add = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);

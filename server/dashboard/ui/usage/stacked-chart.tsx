@@ -8,29 +8,9 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { number } from '../format.js';
 import { compact, DAY, HOUR, niceMax, xLabels } from './axis.js';
+import type { ChartProps } from './chart-data.js';
 import { ChartTable } from './chart-table.js';
 import './usage.css';
-
-export interface ChartSeries {
-  name: string;
-  /** One count per step, oldest first. */
-  points: number[];
-}
-
-export interface ChartMark {
-  at: number;
-  title: string;
-}
-
-export interface ChartProps {
-  /** What is counted, for the summary and the table: "Evaluations of checkout". */
-  what: string;
-  series: readonly ChartSeries[];
-  /** When the first step starts (epoch ms). */
-  from: number;
-  step: 'hour' | 'day';
-  marks: readonly ChartMark[];
-}
 
 const H = 210;
 const TOP = 24;

@@ -13,9 +13,10 @@ import { useResource } from '../../resource.js';
 import { FIELD_NAMES } from '../../targeting/diff.js';
 import type { Flag, HistoryEntry } from '../../types.js';
 import { type FlagSeries, RANGES, type UsageRange, usageRead } from '../../usage/api.js';
+import type { ChartMark } from '../../usage/chart-data.js';
 import { Age } from '../../usage/relative-time.js';
 import { chartSeries, configuredTrue, observedTrue, percent } from '../../usage/series.js';
-import { type ChartMark, StackedChart } from '../../usage/stacked-chart.js';
+import { StackedChart } from '../../usage/stacked-chart.js';
 import { Section } from './flag-sections.js';
 
 const SPANS: Record<UsageRange, string> = {
