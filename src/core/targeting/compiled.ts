@@ -3,23 +3,13 @@
  * `evaluate.ts` reads, and the reasons an evaluation answers with. Types only, so the evaluator
  * needs nothing of the compiler (which evaluates a flag nothing can vary once, when compiling).
  */
-import type { FlagType } from '../types.js';
+import type { EvaluationReason, FlagType } from '../types.js';
 import type { CompiledClause } from './clauses.js';
 import type { CompiledServe } from './split.js';
 import type { JsonValue, TargetingFields } from './types.js';
 
-/** Why a flag served what it served (`docs/protocol.md` §12.4). */
-export type TargetingReason =
-  | 'OFF'
-  | 'ON'
-  | 'ROLLOUT_IN'
-  | 'ROLLOUT_OUT'
-  | 'MISSING_USER_KEY'
-  | 'PREREQUISITE_FAILED'
-  | 'TARGET_MATCH'
-  | 'RULE_MATCH'
-  | 'FALLTHROUGH'
-  | 'ERROR';
+/** Why a flag served what it served (`docs/protocol.md` §12.4): the SDK's reasons that evaluating gives. */
+export type TargetingReason = Exclude<EvaluationReason, 'FLAG_NOT_FOUND' | 'NOT_READY'>;
 
 /** The fields of a flag on the wire that evaluation reads. */
 export interface FlagSource extends TargetingFields {
