@@ -1,6 +1,7 @@
 /**
  * The provider-event cases both OpenFeature providers must pass alike (issue 33; spec 1.7.5,
- * 2.8.1, 5.1.5): no `CONFIGURATION_CHANGED` before `READY`, and a key revoked while streaming as
+ * 2.8.1, 5.1.5): a key refused at initialize as one `PROVIDER_ERROR` and `PROVIDER_FATAL`, no
+ * `CONFIGURATION_CHANGED` before `READY`, and a key revoked while streaming as
  * one `PROVIDER_ERROR` with `PROVIDER_FATAL` that says 401, status `FATAL`. Written once, run by
  * `test/openfeature.test.ts` (server SDK) and `test/openfeature-web.test.ts` (web SDK).
  */
@@ -17,12 +18,14 @@ interface Sdk {
   getClient(domain: string): {
     addHandler(event: string, handler: (details?: Record<string, unknown>) => void): void;
     readonly providerStatus: string;
+    getBooleanDetails(key: string, fallback: boolean): unknown;
   };
 }
 
 interface Provider {
   readonly client: FlagwireClient;
   readonly events: { addHandler(event: string, handler: (details?: unknown) => void): void };
+  onClose(): Promise<void>;
 }
 
 export interface ProviderEventCases {
@@ -38,9 +41,34 @@ export interface ProviderEventCases {
   fatal: { errorCode: string; status: string };
   /** A key prefix for the flags the cases create. */
   prefix: string;
+  /** A boolean flag of the test server's environment, and the fallback a refused provider answers with. */
+  flag: { key: string; fallback: boolean };
 }
 
 export function providerEventCases(server: () => TestServer, c: ProviderEventCases): void {
+  it('rejects initialize for a refused key with PROVIDER_FATAL: one PROVIDER_ERROR, status FATAL', async () => {
+    const t = server();
+    const errors: Array<Record<string, unknown> | undefined> = [];
+    const refused = c.sdk.getClient('refused');
+    refused.addHandler(c.events.Error, (details) => errors.push(details));
+    const bad = c.make({ baseUrl: t.base, apiKey: `fw_live_${'q'.repeat(32)}`, logger: false });
+    const failure = await c.sdk.setProviderAndWait('refused', bad).catch((error: unknown) => error);
+    // The SDK emits the failed initialize's event (spec 2.8.1); the provider adds none.
+    expect(errors).toHaveLength(1);
+    expect(failure).toMatchObject({
+      code: c.fatal.errorCode,
+      message: expect.stringMatching(/refused the API key \(401\)/),
+    });
+    expect(errors[0]?.message).toMatch(/refused the API key \(401\)/);
+    expect(refused.providerStatus).toBe(c.fatal.status);
+    // Awaited: the server SDK answers a promise, the web SDK at once.
+    expect(await refused.getBooleanDetails(c.flag.key, c.flag.fallback)).toMatchObject({
+      value: c.flag.fallback,
+      errorCode: c.fatal.errorCode,
+    });
+    await bad.onClose();
+  });
+
   it('emits no CONFIGURATION_CHANGED before READY, and the changes after it', async () => {
     const t = server();
     const own = c.make({ baseUrl: t.base, apiKey: KEYS.acmeProdRead, logger: false });
