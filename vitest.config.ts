@@ -5,26 +5,26 @@ import { defineConfig } from 'vitest/config';
  * server on Postgres (test/helpers/server.ts reads FLAGWIRE_TEST_STORE): parametrised, not copied.
  */
 const ON_BOTH_STORES = [
-  'test/server-flags.test.ts',
-  'test/server-targeting.test.ts',
-  'test/server-sdk.test.ts',
-  'test/server-sdk-targeting.test.ts',
-  'test/server-webhooks.test.ts',
-  'test/server-auth.test.ts',
-  'test/webhook-delivery.test.ts',
-  'test/client.test.ts',
-  'test/management-client.test.ts',
-  'test/openfeature.test.ts',
-  'test/ofrep.test.ts',
-  'test/dashboard-api.test.ts',
-  'test/openfeature-manifest.test.ts',
-  'test/admin-lifecycle.test.ts',
-  'test/admin-copy-flags.test.ts',
-  'test/usage-api.test.ts',
-  'test/usage-stale.test.ts',
-  'test/usage-bounds.test.ts',
-  'test/usage-client.test.ts',
-  'test/optimistic-concurrency.test.ts',
+  'test/integration/server/server-flags.test.ts',
+  'test/integration/server/server-targeting.test.ts',
+  'test/integration/stream/server-sdk.test.ts',
+  'test/integration/stream/server-sdk-targeting.test.ts',
+  'test/integration/webhooks/server-webhooks.test.ts',
+  'test/integration/server/server-auth.test.ts',
+  'test/integration/webhooks/webhook-delivery.test.ts',
+  'test/integration/sdk/client.test.ts',
+  'test/integration/sdk/management-client.test.ts',
+  'test/integration/openfeature/openfeature.test.ts',
+  'test/integration/openfeature/ofrep.test.ts',
+  'test/integration/dashboard/dashboard-api.test.ts',
+  'test/integration/openfeature/openfeature-manifest.test.ts',
+  'test/integration/server/admin-lifecycle.test.ts',
+  'test/integration/server/admin-copy-flags.test.ts',
+  'test/integration/usage/usage-api.test.ts',
+  'test/integration/usage/usage-stale.test.ts',
+  'test/integration/usage/usage-bounds.test.ts',
+  'test/integration/usage/usage-client.test.ts',
+  'test/integration/server/optimistic-concurrency.test.ts',
 ];
 
 export default defineConfig({
@@ -38,26 +38,44 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'journal',
-          include: ['test/**/*.test.ts'],
-          // Finds the browser for the browser tests (test/helpers/chromium.ts), installs the
-          // runtime matrix's runtimes outside the checkout (test/helpers/runtimes.ts) and starts a
-          // Postgres for the multi-instance tests (test/helpers/postgres.ts), once per run. One that
-          // cannot fails the whole run with one message saying what is missing and how to fix it.
-          globalSetup: [
-            'test/helpers/chromium-setup.ts',
-            'test/helpers/runtimes-setup.ts',
-            'test/helpers/postgres-setup.ts',
-          ],
+          name: 'unit',
+          // No global set-up: no server binary, browser, runtime or database; a few seconds.
+          include: ['test/unit/**/*.test.ts'],
         },
       },
       {
         extends: true,
         test: {
-          name: 'postgres',
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          // Starts a Postgres for the multi-instance tests (test/helpers/postgres.ts), once per
+          // run; one that cannot fails the run with one message saying what is missing.
+          globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration-postgres',
           include: ON_BOTH_STORES,
           env: { FLAGWIRE_TEST_STORE: 'postgres' },
           globalSetup: ['test/helpers/postgres-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          // Finds the browser for the browser tests (test/helpers/chromium.ts), installs the
+          // runtime matrix's runtimes outside the checkout (test/helpers/runtimes.ts) and starts a
+          // Postgres, once per run. One that cannot fails the whole run with one message saying
+          // what is missing and how to fix it.
+          globalSetup: [
+            'test/helpers/chromium-setup.ts',
+            'test/helpers/runtimes-setup.ts',
+            'test/helpers/postgres-setup.ts',
+          ],
         },
       },
     ],

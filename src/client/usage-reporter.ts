@@ -11,7 +11,7 @@
  * an error the evaluations it could not deliver. A report carries counts, the client's random
  * instance id, what it holds and its state: never a user key, attribute, IP or host name.
  *
- * Written for size (every app ships it, `test/bundle-size.test.ts`): one timer, the client's
+ * Written for size (every app ships it, `test/integration/package/bundle-size.test.ts`): one timer, the client's
  * deadline (`startExchange`) and `Retry-After` parsing, closures rather than classes.
  */
 import { startExchange } from '../core/deadline-exchange.js';

@@ -3,7 +3,7 @@
  * real) or, with `store: 'postgres'`, three instances on one Postgres behind a round-robin
  * front (chaos-cluster.ts), SDK clients each behind a fault-injecting proxy, webhook receivers
  * that fail some deliveries, writers following the seeded model, and a conductor applying the
- * seeded fault plan. It returns what it observed; `test/chaos.test.ts` asserts on it.
+ * seeded fault plan. It returns what it observed; `test/e2e/chaos/chaos.test.ts` asserts on it.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient, type FlagwireClient, type SdkFlag } from '../../src/index.js';

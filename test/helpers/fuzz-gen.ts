@@ -1,5 +1,5 @@
 /**
- * Seeded request generation for the HTTP fuzzer (`test/fuzz-http.test.ts`). Every case
+ * Seeded request generation for the HTTP fuzzer (`test/integration/hostile/fuzz-http.test.ts`). Every case
  * is derived from (seed, case id) alone, so a failing case can be replayed on its own
  * with `FUZZ_SEED=<seed> FUZZ_ONLY=<id>`.
  *

@@ -1,5 +1,5 @@
 /**
- * Wire-level plumbing for the HTTP fuzzer (`test/fuzz-http.test.ts`): three ways to send
+ * Wire-level plumbing for the HTTP fuzzer (`test/integration/hostile/fuzz-http.test.ts`): three ways to send
  * a request (raw `node:net` bytes, `node:http`, `fetch`) that all report the same
  * `Outcome`, and a small HTTP/1.x response parser for the raw path. Event streams are
  * cut right after their headers; every socket has a timeout so a hang is reported, not

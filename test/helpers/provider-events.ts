@@ -3,7 +3,7 @@
  * 2.8.1, 5.1.5): a key refused at initialize as one `PROVIDER_ERROR` and `PROVIDER_FATAL`, no
  * `CONFIGURATION_CHANGED` before `READY`, and a key revoked while streaming as
  * one `PROVIDER_ERROR` with `PROVIDER_FATAL` that says 401, status `FATAL`. Written once, run by
- * `test/openfeature.test.ts` (server SDK) and `test/openfeature-web.test.ts` (web SDK).
+ * `test/integration/openfeature/openfeature.test.ts` (server SDK) and `test/integration/openfeature/openfeature-web.test.ts` (web SDK).
  */
 import { expect, it } from 'vitest';
 import type { FlagwireClient } from '../../src/index.js';

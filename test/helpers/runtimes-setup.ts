@@ -1,7 +1,7 @@
 /**
  * Vitest global setup: installs the runtime matrix's runtimes (`test/runtimes`' lockfile, into a
  * folder outside the checkout: test/helpers/runtimes.ts) once, before any test file is collected,
- * so test/runtimes.test.ts finds them. An installation that fails fails the whole run here, once,
+ * so test/e2e/package/runtimes.test.ts finds them. An installation that fails fails the whole run here, once,
  * with what is missing and how to fix it.
  */
 import { installRuntimes } from './runtimes.js';

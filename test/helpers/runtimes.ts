@@ -1,5 +1,5 @@
 /**
- * The runtimes of the runtime matrix (test/runtimes.test.ts), each a binary shipped inside an
+ * The runtimes of the runtime matrix (test/e2e/package/runtimes.test.ts), each a binary shipped inside an
  * npm package pinned in `test/runtimes/package.json`: installed apart from the project's
  * node_modules (`installRuntimes()`, run once by the global setup), so that their `node` never
  * shadows the Node that runs npm, and with each platform's binaries optional, so `npm ci` works

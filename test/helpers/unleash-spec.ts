@@ -1,6 +1,6 @@
 /**
  * Unleash's client specification (`@unleash/client-specification`), read from the installed
- * package and translated into Flagwire flags, segments and users (`test/targeting-unleash.test.ts`
+ * package and translated into Flagwire flags, segments and users (`test/integration/openfeature/targeting-unleash.test.ts`
  * runs it; `test/vectors/targeting/UNLEASH.md` lists what is not run, and why).
  *
  * Each feature becomes two flags (`unleash-flags.ts`): a `boolean` flag `NN-name` for the `tests`

@@ -1,0 +1,34 @@
+/**
+ * The dashboard as `npm run build` puts it in `dist/dashboard/` (and the server serves it):
+ * under 60 KB minified and gzipped in total, with nothing loaded from another host.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { expect, it } from 'vitest';
+
+const dir = new URL('../../../dist/dashboard/', import.meta.url).pathname;
+const BUDGET = 60 * 1024;
+
+it('ships the whole dashboard in under 60 KB min+gzip', () => {
+  const files = readdirSync(dir);
+  expect(files).toEqual(expect.arrayContaining(['index.html', 'app.js', 'app.css', 'favicon.svg']));
+  let total = 0;
+  const sizes: string[] = [];
+  for (const name of files) {
+    const gzipped = gzipSync(readFileSync(join(dir, name)), { level: 9 }).length;
+    total += gzipped;
+    sizes.push(`${name} ${gzipped} B`);
+  }
+  console.info(`dashboard: ${total} bytes min+gzip in total (${sizes.join(', ')}; budget ${BUDGET})`);
+  expect(total).toBeLessThan(BUDGET);
+});
+
+it('loads nothing from another host', () => {
+  for (const name of readdirSync(dir)) {
+    const text = readFileSync(join(dir, name), 'utf8');
+    expect(text, name).not.toMatch(/(src|href)=["']?(https?:)?\/\//);
+    expect(text, name).not.toMatch(/@import\s+url\(["']?https?:/);
+    expect(text, name).not.toMatch(/import\s*\(?["']https?:/);
+  }
+});
