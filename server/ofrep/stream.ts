@@ -1,5 +1,5 @@
 /**
- * OFREP's change notifications (`docs/protocol.md` §11.4, open-feature/protocol ADR 0008): the
+ * OFREP's change notifications (`docs/protocol.md` §11.4, which cites the OFREP design it follows): the
  * bulk answer names an SSE stream whose unnamed `message` events say
  * `{"type":"refetchEvaluation","etag":...}` after every change of the environment.
  *

@@ -1,5 +1,5 @@
 /**
- * Rollout bucketing (CONTRACT.md "Rollout bucketing"; every SDK in every language must agree):
+ * Rollout bucketing (`docs/protocol.md` §6; every SDK in every language must agree):
  * `bucket = murmur3_x86_32(utf8(flagKey + ":" + userKey), seed 0) % 100 + 1`, and a user is in
  * a rollout iff the flag is enabled and `bucket <= percentage`. The public helpers over the one
  * bucketing the evaluator uses (`targeting/split.ts`, `pointOf`: the bucket is `f / 1000 + 1`),

@@ -1,5 +1,5 @@
 /**
- * The provider-event cases both OpenFeature providers must pass alike (issue 33; spec 1.7.5,
+ * The provider-event cases both OpenFeature providers must pass alike (spec 1.7.5,
  * 2.8.1, 5.1.5): a key refused at initialize as one `PROVIDER_ERROR` and `PROVIDER_FATAL`, no
  * `CONFIGURATION_CHANGED` before `READY`, and a key revoked while streaming as
  * one `PROVIDER_ERROR` with `PROVIDER_FATAL` that says 401, status `FATAL`. Written once, run by

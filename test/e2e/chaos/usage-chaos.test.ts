@@ -1,5 +1,5 @@
 /**
- * Usage counts are exact under faults (issue 24, `docs/protocol.md` §13.3): several SDK
+ * Usage counts are exact under faults (`docs/protocol.md` §13.3): several SDK
  * processes (the built SDK) evaluate a seeded mix and report every 250 ms through a TCP proxy
  * that cuts a share of the server's answers after the server has them (so a report committed is
  * sent again, with its id), while the server is SIGKILLed and restarted: the journal server on

@@ -1,5 +1,5 @@
 /**
- * Two people editing one flag (issue 32), in real headless Chromium against a real server: two
+ * Two people editing one flag, in real headless Chromium against a real server: two
  * signed-in pages (two browser contexts) on `banner-colour`. B's save of an edit begun before
  * A's save is refused (`412`), and B gets the merge view with the three values of the field both
  * changed; combined, both targets are saved, and the environment's history has both changes.

@@ -1,5 +1,5 @@
 /**
- * The dashboard tells the truth about what it saved (issue 22), in real headless Chromium against
+ * The dashboard tells the truth about what it saved, in real headless Chromium against
  * a real server reached through a front the test takes down and brings back (test/helpers/front.ts):
  * a change the server never took (unreachable, or refusing) returns to the saved state with the
  * error next to its control, in view and announced; a connection banner while the live stream is

@@ -1,5 +1,5 @@
 /**
- * Segments in the dashboard (issue 23), driven as a person would in real headless Chromium
+ * Segments in the dashboard, driven as a person would in real headless Chromium
  * against a real server: one created, its 5,000 users pasted from the clipboard at once
  * (counted, searchable, duplicates dropped), a user excluded, a rule built with the flag page's
  * builder; then used by a flag's rule, whose users a real SDK client serves as the segment says;

@@ -1,5 +1,5 @@
 /**
- * Targeting in the dashboard (issue 23), driven as a person would in real headless Chromium
+ * Targeting in the dashboard, driven as a person would in real headless Chromium
  * against a real server: a flag with two variants created with its values typed as its type
  * asks, then on its page a target, a rule on an email with a case-insensitive "ends with", a rule
  * on a segment with a 50/50 split by a custom attribute, and a prerequisite; "who gets what" for

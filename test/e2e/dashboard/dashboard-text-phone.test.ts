@@ -1,5 +1,5 @@
 /**
- * User text and phones in the dashboard (issue 22), in real headless Chromium against a real
+ * User text and phones in the dashboard, in real headless Chromium against a real
  * server: descriptions and key names counted against the server's limits and never cut; long
  * text shortened in the flags list and the history with a way to see it whole; user text
  * isolated, so a right-to-left override does not move the row's buttons; at 390x844 every action

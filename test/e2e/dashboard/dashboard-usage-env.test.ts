@@ -1,5 +1,5 @@
 /**
- * An environment's usage in the dashboard (issue 24), in real headless Chromium against a real
+ * An environment's usage in the dashboard, in real headless Chromium against a real
  * server fed by real SDK clients (`docs/protocol.md` §13): four instances of two apps and three
  * versions report what they evaluate; one polls once an hour and one was closed before two flag
  * changes, so both hold an older revision; keys of a flag deleted while in use and of one never

@@ -1,5 +1,5 @@
 /**
- * Usage in the dashboard's flags list and on a flag's page (issue 24), in real headless Chromium
+ * Usage in the dashboard's flags list and on a flag's page, in real headless Chromium
  * against a real server fed by real SDK clients: two apps evaluate a seeded mix (a rollout flag,
  * some users without a key, a string flag with a target and a rule, a type mismatch, a flag that
  * only ever serves true, a key that is no flag) in three batches 5 hours, 2 hours and 0 hours

@@ -1,5 +1,5 @@
 /**
- * Hostile review of the dashboard's credential (issue 32, `docs/protocol.md` §10.2), on real
+ * Hostile review of the dashboard's credential (`docs/protocol.md` §10.2), on real
  * servers on 127.0.0.1:0: a cookie copied before signing out stops working on the server, after
  * a restart, after a crash (journal replay) and on every instance of a shared database; the
  * ended sessions kept are bounded. The CSRF check compares `Origin` (scheme, host and port) with

@@ -1,5 +1,5 @@
 /**
- * `npm start` stops with its server (issue 19). npm passes SIGINT and SIGTERM only to the shell
+ * `npm start` stops with its server. npm passes SIGINT and SIGTERM only to the shell
  * it runs the script with; dash (`/bin/sh` on Debian and Ubuntu) runs the server as its child,
  * dies of SIGTERM and leaves the server serving, and holds SIGINT until the server exits, which
  * it never does. The start script `exec`s, and `scripts/start.mjs` stops the server when npm is

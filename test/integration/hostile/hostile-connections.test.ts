@@ -1,5 +1,5 @@
 /**
- * Hostile suite, connections (issue 32; `docs/protocol.md` §4.1): a client that sends a request
+ * Hostile suite, connections (`docs/protocol.md` §4.1): a client that sends a request
  * slowly, or not at all, is answered `408 REQUEST_TIMEOUT` and let go at its deadline, with or
  * without a key, and a flood of such connections cannot take every slot from other clients.
  * Raw sockets on 127.0.0.1 only.

@@ -1,5 +1,5 @@
 /**
- * Hostile suite, evaluation cost (issue 32; `docs/protocol.md` §12.10): what a key holder saves
+ * Hostile suite, evaluation cost (`docs/protocol.md` §12.10): what a key holder saves
  * cannot make one evaluation expensive, in the SDK or on the server. A write that would push any
  * flag past the cost budget, or nest prerequisites deeper than 5 in either direction, is refused
  * `400 VALIDATION_ERROR` naming the path and the cost, and the environment keeps serving.

@@ -1,5 +1,5 @@
 /**
- * A history that stays small under hostile changes (issue 32, `docs/protocol.md` §3.4, §10.3,
+ * A history that stays small under hostile changes (`docs/protocol.md` §3.4, §10.3,
  * §12.5): a large list's change is recorded as the keys added and removed, counted, with a
  * sample, never two whole copies; an environment's history is bounded in bytes as well as in
  * entries, oldest pruned, the same after a restart. Real servers on 127.0.0.1:0, each on a

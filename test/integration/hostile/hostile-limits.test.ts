@@ -1,5 +1,5 @@
 /**
- * Hostile suite, sizes and shapes (issue 32; `docs/protocol.md` §3.4, §11.2): a stored value
+ * Hostile suite, sizes and shapes (`docs/protocol.md` §3.4, §11.2): a stored value
  * nested thousands deep is refused when saved (it used to be stored, then break the environment
  * and the store), and an evaluation context has one set of bounds for single and bulk OFREP.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile suite, start-up (issue 32; `docs/protocol.md` §7.3): stored data of one environment that
+ * Hostile suite, start-up (`docs/protocol.md` §7.3): stored data of one environment that
  * cannot be restored (an unreadable snapshot line, a snapshot of the wrong shape, a journal entry
  * that cannot be applied) leaves that environment answering
  * `503 UNAVAILABLE` (its keys are still known: SDKs keep last-known values and retry, not treat it

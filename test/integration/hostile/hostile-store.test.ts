@@ -1,5 +1,5 @@
 /**
- * Hostile suite, the store (issue 32; `docs/protocol.md` §7.3): a change the store cannot write
+ * Hostile suite, the store (`docs/protocol.md` §7.3): a change the store cannot write
  * is refused before anything reaches memory or is acknowledged, on the journal and on Postgres;
  * an environment that cannot be written to a snapshot leaves the others serving and the journal
  * whole; the snapshot is written and read as one line per environment (no string of the whole

@@ -1,5 +1,5 @@
 /**
- * Hostile values (issue 32, "Bounded and isolated"), on a real server (`docs/protocol.md` §12.2,
+ * Hostile values (on a real server (`docs/protocol.md` §12.2,
  * §13): attributes are a user's own properties only (a rule on `constructor`, `__proto__`,
  * `toString`... matches no one who did not set it, in the SDK client, OFREP and the dashboard's
  * "who gets what", and still matches one who did); impossible calendar dates and SemVer numbers

@@ -11,7 +11,7 @@
  * properties: {}`, which every object matches, so `evaluationSuccess`'s `oneOf` of value types
  * never matches exactly once, and an integer value matches both `integerFlag` and `floatFlag`: as
  * published it refuses every success, its own examples included. Repaired: `codeDefaultFlag` is
- * an answer without `value` (as its description and ADR 0006 say), and `floatFlag`'s value is a
+ * an answer without `value` (as its own description says), and `floatFlag`'s value is a
  * number that is not an integer.
  */
 import { readFileSync } from 'node:fs';

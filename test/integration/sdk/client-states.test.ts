@@ -30,7 +30,6 @@ const sse = () =>
   );
 const refused = (status: number) =>
   HttpResponse.json({ error: status === 401 ? 'UNAUTHORIZED' : 'INTERNAL_ERROR', message: 'no' }, { status });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const mock = setupServer();
 beforeAll(() => mock.listen({ onUnhandledRequest: 'error' }));
@@ -57,6 +56,30 @@ function client(overrides: Partial<Parameters<typeof createClient>[0]> = {}) {
   const states: string[] = [];
   c.on('status', (status) => states.push(status.state));
   return { c, states };
+}
+
+/**
+ * Resolves once a control client, polling every 10 ms like the clients under test, has polled
+ * `n` times: by then a client under test that were still running would have acted too. How a
+ * test that asserts nothing more happens waits for an event rather than for a time.
+ */
+async function afterControlPolls(n: number): Promise<void> {
+  const base = 'http://control.flagwire.test/api/v1';
+  let polls = 0;
+  let reached!: () => void;
+  const done = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  mock.use(
+    http.get(`${base}/sdk/flags`, () => {
+      if (++polls === n) reached();
+      return HttpResponse.json(snapshot);
+    }),
+  );
+  const control = client({ baseUrl: base, stream: false }).c;
+  control.start();
+  await done;
+  await control.close();
 }
 
 /** Counts the requests of each endpoint; `events(n)` answers the n-th stream request. */
@@ -107,9 +130,8 @@ describe('client states', () => {
     const { c, states } = client({ stream: false });
     await c.ready();
     await whenState(c, 'polling');
-    await sleep(50);
+    await expect.poll(() => count.flags).toBeGreaterThan(2);
     expect(states).toEqual(['connecting', 'polling']);
-    expect(count.flags).toBeGreaterThan(2);
     expect(count.events).toBe(0);
   });
 
@@ -121,7 +143,7 @@ describe('client states', () => {
     expect(await failed).toMatchObject({ code: 'UNAUTHORIZED' });
     expect(states).toEqual(['connecting', 'failed']);
     await c.close();
-    await sleep(30);
+    await afterControlPolls(3);
     expect(states).toEqual(['connecting', 'failed', 'closed']);
     expect(count).toEqual({ flags: 1, events: 1 });
   });
@@ -138,7 +160,7 @@ describe('client states', () => {
     const { c, states } = client({ stream: false });
     c.on('ready', () => void c.close());
     await c.ready();
-    await sleep(50);
+    await afterControlPolls(5);
     expect(states).toEqual(['connecting', 'closed']);
     expect(c.status().state).toBe('closed');
     expect(count.flags).toBe(1);
@@ -150,7 +172,7 @@ describe('client states', () => {
     await c.close();
     c.start();
     await expect(c.ready()).rejects.toMatchObject({ code: 'CLIENT_CLOSED' });
-    await sleep(20);
+    await afterControlPolls(2);
     expect(states).toEqual(['closed']);
     expect(count).toEqual({ flags: 0, events: 0 });
   });

@@ -1,5 +1,5 @@
 /**
- * Optimistic concurrency (issue 32; `docs/protocol.md` §3.3): flags and segments answer their
+ * Optimistic concurrency (`docs/protocol.md` §3.3): flags and segments answer their
  * version as an `ETag`; `PATCH` and `DELETE` with `If-Match` are refused `412
  * PRECONDITION_FAILED` with the current resource when it moved, and write nothing. Two people
  * editing one flag no longer lose a change. Runs on both stores.

@@ -398,7 +398,7 @@ describe('entries deleted before an instance read them', () => {
   });
 });
 
-describe('reads and checks across instances (review findings)', () => {
+describe('reads and checks across instances', () => {
   it('validates a PATCH through B against a flag just created through A: never a stale 404', async () => {
     const databaseUrl = await freshDatabase();
     const [a, b] = await startInstances(2, databaseUrl);

@@ -1,5 +1,5 @@
 /**
- * Postgres from a checkout in a private folder (issue 19): a clone into `mktemp -d` (mode 0700) or
+ * Postgres from a checkout in a private folder: a clone into `mktemp -d` (mode 0700) or
  * under /root. As root, Postgres runs as the `postgres` user, which cannot pass such a folder, so
  * it cannot run the binaries in the checkout's node_modules; the launcher the suite uses
  * (test/helpers/postgres-launcher.mjs) then runs them from a copy it can reach. Here the platform

@@ -1,5 +1,5 @@
 /**
- * Typed flags at compile time (issue 25), as users compile them: the fixture project
+ * Typed flags at compile time, as users compile them: the fixture project
  * `test/fixtures/typed-flags/` with a file `flagwire types` generated (the golden files that
  * test/integration/tools/typegen.test.ts holds to the generator's output), compiled with `tsc --noEmit` against
  * the built package (ESM with node16 and bundler resolution, CommonJS with node16 against the

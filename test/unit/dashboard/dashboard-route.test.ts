@@ -1,7 +1,7 @@
 /**
  * The dashboard's hash routes (server/dashboard/ui/route.ts): what each address opens, and that
  * `envHref` writes addresses `parseHash` reads back, whatever characters a key holds. Among them
- * the new flag page with a key filled in (`#/env/P/E/new-flag/KEY`, issue 24), which the Usage
+ * the new flag page with a key filled in (`#/env/P/E/new-flag/KEY`), which the Usage
  * tab links to for keys SDKs evaluated that are not flags: such a key is whatever the code asked
  * for, so it may hold characters no flag key may (the page says so, next to the field).
  */

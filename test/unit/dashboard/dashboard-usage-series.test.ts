@@ -1,5 +1,5 @@
 /**
- * A flag's usage chart (server/dashboard/ui/usage/series.ts, issue 24): its series, one per
+ * A flag's usage chart (server/dashboard/ui/usage/series.ts): its series, one per
  * variant (per variant and reason for rollouts and the caller's default), the caller's default
  * last; past the chart's eight colours, the 7 largest and the rest as one series, so no two
  * series share a colour.

@@ -1,6 +1,6 @@
 /**
  * `.ci/run` prints its closing line "N passed, N failed" on every exit path and names the step
- * that failed (issue 34): run from a copy in a temporary folder with a stand-in `npm` first on the
+ * that failed: run from a copy in a temporary folder with a stand-in `npm` first on the
  * PATH, which fails the step a case sabotages (and, for `npm test`, writes the results file the
  * real one would). Nothing is installed and no suite runs.
  */

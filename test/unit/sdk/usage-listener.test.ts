@@ -1,5 +1,5 @@
 /**
- * `client.on('evaluation')` (issue 24): called synchronously with the key, value, variant,
+ * `client.on('evaluation')`: called synchronously with the key, value, variant,
  * reason, version and user of every single-flag evaluation; a throwing listener is logged and
  * never changes the value; what a listener changes is not what the caller gets; `exposure`
  * calls it once per flag, user and value, remembering the 10,000 most recent; unsubscribing by

@@ -1,5 +1,5 @@
 /**
- * One evaluator (issue 33; `docs/protocol.md` §12.4): a plain flag's short way (`quickVariant`)
+ * One evaluator (`docs/protocol.md` §12.4): a plain flag's short way (`quickVariant`)
  * and a flag's compiled answer (`CompiledFlag.answer`: disabled, or nothing can vary) are the
  * same steps as the whole way, not a second engine. For random flags (boolean, rollout, string;
  * enabled or not; any whole percentage; fixed or split fallthroughs) and random users (keys

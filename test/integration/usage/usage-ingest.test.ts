@@ -1,5 +1,5 @@
 /**
- * Fixes of the usage review (issue 24) on a real server, each shown failing without its fix:
+ * Taking usage in, on a real server, each case shown failing without the code it covers:
  * marks sent together both applied in order (`docs/protocol.md` §13.7); reports waiting for a
  * stalled Postgres capped, the rest refused `503 UNAVAILABLE` with a jittered `Retry-After`, and
  * an entry bounded by rows (§13.3); a failed journal answering `503 UNAVAILABLE`, not `500`;
@@ -175,7 +175,7 @@ function settledCount<T>(promises: Array<Promise<T>>, n: number): Promise<void> 
   });
 }
 
-describe('marks sent together (finding 5)', () => {
+describe('marks sent together', () => {
   const markOf = async (t: TestServer, key: string) =>
     ((await (await t.api('GET', '/usage/flags')).json()) as Array<Record<string, unknown>>).find(
       (f) => f.key === key,
@@ -252,7 +252,7 @@ describe('marks sent together (finding 5)', () => {
   });
 });
 
-describe('reports waiting for a stalled storage (finding 1)', () => {
+describe('reports waiting for a stalled storage', () => {
   // §13.3: at most 100,000 rows (a report: its rows, plus one) and 1,000 reports wait per
   // environment; an entry holds at most 10,000 rows.
   const WAITING_ROWS = 100_000;
@@ -321,7 +321,7 @@ describe('reports waiting for a stalled storage (finding 1)', () => {
   });
 });
 
-describe('a journal that failed (finding 1)', () => {
+describe('a journal that failed', () => {
   it('answers writes and reads 503 UNAVAILABLE with {error, message}, not 500, without naming the directory', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'flagwire-failed-'));
     onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -341,7 +341,7 @@ describe('a journal that failed (finding 1)', () => {
   });
 });
 
-describe('body limit and rate limit of POST /sdk/usage (findings 8, 9)', () => {
+describe('body limit and rate limit of POST /sdk/usage', () => {
   it('takes a full report of the longest keys and variants, and refuses one over 2 MiB with 413', async () => {
     const t = await server();
     const key = (i: number) => `k${String(i).padStart(4, '0')}`.padEnd(128, 'x');
@@ -380,7 +380,7 @@ describe('body limit and rate limit of POST /sdk/usage (findings 8, 9)', () => {
   });
 });
 
-describe('OFREP bulk evaluations (finding 4a)', () => {
+describe('OFREP bulk evaluations', () => {
   it('count each flag served, so a flag only read in bulk is evaluated and not NEVER_EVALUATED 8 days later', async () => {
     let offset = 0;
     const t = await server({ usage: { ofrepFlushIntervalMs: 20, now: () => Date.now() + offset } });
