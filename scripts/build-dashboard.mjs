@@ -1,10 +1,10 @@
-// `npm run build` runs this after tsup: bundles the dashboard (server/dashboard/ui) for the
+// `npm run build` runs this after tsup: bundles the dashboard (dashboard/) for the
 // browser into dist/dashboard/ (app.js, app.css, index.html, favicon.svg), minified, with
 // nothing loaded from another host. The server serves that folder (docs/protocol.md §10.1).
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-const ui = 'server/dashboard/ui';
+const ui = 'dashboard';
 const out = 'dist/dashboard';
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });

@@ -13,7 +13,7 @@ let built = 0;
 try {
   built = statSync('dist/cli.js').mtimeMs;
 } catch {}
-const sources = Math.max(...['src', 'server', 'package.json', 'tsup.config.ts'].map(newest));
+const sources = Math.max(...['src', 'server', 'dashboard', 'package.json', 'tsup.config.ts'].map(newest));
 if (built < sources) {
   console.error('flagwire: building dist/ ...');
   execSync('npm run build --silent', { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -6,7 +6,7 @@
 import { API_KEY_PATTERN, FLAG_KEY_PATTERN } from '../src/core/limits.js';
 import type { CreateFlagInput } from '../src/core/types.js';
 import { validateCreateFlag } from '../src/core/validation.js';
-import type { Access } from './state/model.js';
+import type { Access } from './state/kernel/model.js';
 
 /** A seed flag: a `POST /flags` body (targeting included), plus whether it starts enabled (default false). */
 export type ConfigFlag = CreateFlagInput & { enabled?: boolean };

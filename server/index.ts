@@ -15,4 +15,4 @@ export type { Logger } from './logger.js';
 export type { StartServerOptions } from './options.js';
 export type { FlagwireServer, ServerKey } from './start-server.js';
 export { DEFAULT_ENVIRONMENT, DEFAULT_PROJECT, startServer } from './start-server.js';
-export type { Access } from './state/model.js';
+export type { Access } from './state/kernel/model.js';

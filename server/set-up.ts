@@ -5,13 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ResolvedServerOptions } from './options.js';
-import { grantsOf } from './state/admin-service.js';
-import { damagedNamed } from './state/damaged.js';
-import { findByName } from './state/env-names.js';
-import type { Grant } from './state/key-ring.js';
-import type { Environment, MemoryState } from './state/model.js';
-import type { Op } from './state/ops.js';
-import type { FlagService } from './state/service.js';
+import { grantsOf } from './state/admin/admin-service.js';
+import type { Grant } from './state/admin/key-ring.js';
+import type { AdminOp } from './state/admin/ops.js';
+import type { Op } from './state/domains.js';
+import type { FlagService } from './state/flags/flag-service.js';
+import { damagedNamed } from './state/kernel/damaged.js';
+import { findByName } from './state/kernel/env-names.js';
+import { ensureEnvironment, setEnvironmentSource } from './state/kernel/environments.js';
+import type { Ledger } from './state/kernel/ledger.js';
+import type { Environment, MemoryState } from './state/kernel/model.js';
+import type { KernelOp } from './state/kernel/ops.js';
 import { createFileStorage } from './store/file-storage.js';
 import { createMemoryStorage } from './store/memory-storage.js';
 import { createPostgresStorage } from './store/postgres/storage.js';
@@ -47,7 +51,7 @@ export async function openStorage(resolved: ResolvedServerOptions): Promise<Stor
 }
 
 export async function setUpEnvironments(
-  service: FlagService,
+  ledger: Ledger<KernelOp>,
   db: MemoryState,
   options: ResolvedServerOptions,
 ): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
@@ -55,21 +59,21 @@ export async function setUpEnvironments(
   const grants: Array<{ digest: Buffer; grant: Grant }> = [];
   if (!options.config) {
     const damaged = damagedNamed(db, DEFAULT_PROJECT, DEFAULT_ENVIRONMENT);
-    const env = damaged ?? (await service.ensureEnvironment(DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true));
+    const env = damaged ?? (await ensureEnvironment(db, ledger, DEFAULT_PROJECT, DEFAULT_ENVIRONMENT, true));
     if (!damaged) envs.push(env);
     grants.push(...grantsOf(env, []));
   } else {
     for (const project of options.config.projects) {
       for (const environment of project.environments) {
-        // Not restored (`damaged.ts`): its keys answer 503; nothing is written to it.
+        // Not restored (`state/kernel/damaged.ts`): its keys answer 503; nothing is written to it.
         const damaged = damagedNamed(db, project.key, environment.key);
         if (damaged) {
           grants.push(...grantsOf(damaged, environment.apiKeys ?? []));
           continue;
         }
-        const env = await service.ensureEnvironment(project.key, environment.key, false);
+        const env = await ensureEnvironment(db, ledger, project.key, environment.key, false);
         // The config names it now (it was the dashboard's, or the default): it is authoritative.
-        if (env.source !== 'config') await service.setEnvironmentSource(env, 'config');
+        if (env.source !== 'config') await setEnvironmentSource(ledger, env, 'config');
         envs.push(env);
         grants.push(...grantsOf(env, environment.apiKeys ?? []));
       }
@@ -91,7 +95,7 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
   for (const project of options.config.projects) {
     for (const environment of project.environments) {
       const env = findByName(envs, project.key, environment.key);
-      // Not restored at start-up (`damaged.ts`): its stored flags are kept as they are.
+      // Not restored at start-up (`state/kernel/damaged.ts`): its stored flags are kept as they are.
       if (!env) continue;
       for (const flag of environment.flags ?? [])
         await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
@@ -100,10 +104,10 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
 }
 
 /** The secret of OFREP stream tokens: the stored one, else a new one, stored. */
-export async function streamSecret(db: MemoryState, service: FlagService): Promise<string> {
+export async function streamSecret(db: MemoryState, ledger: Ledger<AdminOp>): Promise<string> {
   if (db.streamSecret !== undefined) return db.streamSecret;
   // Planned, so instances starting together on one database agree on one secret.
-  await service.commit('', () =>
+  await ledger.commit('', () =>
     db.streamSecret === undefined
       ? [{ t: 'stream-secret', secret: randomBytes(32).toString('base64url') }]
       : [],

@@ -28,21 +28,21 @@ import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
 import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
-import { AdminService } from './state/admin-service.js';
-import { Applier } from './state/applier.js';
-import { CopyService } from './state/copy-service.js';
-import { damagedLine } from './state/damaged.js';
-import { nameOf } from './state/env-names.js';
-import { KeyRing } from './state/key-ring.js';
-import { LifecycleService } from './state/lifecycle-service.js';
-import type { Access } from './state/model.js';
-import { SegmentService } from './state/segment-service.js';
-import { FlagService } from './state/service.js';
-import { SessionService } from './state/session-service.js';
-import { restoreState } from './state/snapshot.js';
-import { OfrepUsage } from './state/usage-ofrep.js';
-import { UsageService } from './state/usage-service.js';
-import { WebhookService } from './state/webhook-service.js';
+import { AdminService } from './state/admin/admin-service.js';
+import { KeyRing } from './state/admin/key-ring.js';
+import { LifecycleService } from './state/admin/lifecycle-service.js';
+import { SessionService } from './state/admin/session-service.js';
+import { CopyService } from './state/copy/copy-service.js';
+import { Applier, restoreState } from './state/domains.js';
+import { FlagService } from './state/flags/flag-service.js';
+import { damagedLine } from './state/kernel/damaged.js';
+import { nameOf } from './state/kernel/env-names.js';
+import { StorageLedger } from './state/kernel/ledger.js';
+import type { Access } from './state/kernel/model.js';
+import { SegmentService } from './state/segments/segment-service.js';
+import { OfrepUsage } from './state/usage/ofrep.js';
+import { UsageService } from './state/usage/usage-service.js';
+import { WebhookService } from './state/webhooks/webhook-service.js';
 import { SseGroup } from './stream/channel.js';
 import { StreamHub } from './stream/hub.js';
 import { Dispatcher } from './webhooks/dispatcher.js';
@@ -101,7 +101,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       logger.error(`a change listener threw: ${(error as Error)?.stack ?? error}`),
     );
     storage.attach(applier);
-    const service = new FlagService(db, storage, checkPattern);
+    // The one write protocol, for every domain's service (and the reads of the fronts).
+    const ledger = new StorageLedger(db, storage);
+    const service = new FlagService(db, ledger, checkPattern);
     // Every event stream (SDK, OFREP, dashboard) honours these; they share maxStreams and the total budget.
     const sse = new SseGroup({
       pingIntervalMs: resolved.pingIntervalMs,
@@ -117,7 +119,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     });
     applier.onChange((change) => hub.publish(change));
     const publicOnly = resolved.webhookTargets === 'public';
-    const dispatcher = new Dispatcher(db, service, {
+    const dispatcher = new Dispatcher(db, ledger, {
       publicOnly,
       leases: storage,
       retryDelaysMs: resolved.webhookRetryDelaysMs,
@@ -126,8 +128,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       concurrencyPerWebhook: resolved.webhookConcurrencyPerWebhook,
       logger,
     });
-    service.setPlanner(dispatcher.plan);
-    const { envs, grants } = await setUpEnvironments(service, db, resolved);
+    const { envs, grants } = await setUpEnvironments(ledger, db, resolved);
     for (const env of envs) hub.addEnvironment(env);
     await seedFlags(service, envs, resolved);
     const keyRing = new KeyRing(grants);
@@ -139,7 +140,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       },
       { group: sse },
     );
-    const admin = new AdminService(db, service, keyRing, envs, {
+    const admin = new AdminService(db, ledger, keyRing, envs, {
       environment: (env) => hub.addEnvironment(env),
       removed: (env) => hub.removeEnvironment(env),
       structure: () => adminEvents.structure(),
@@ -151,11 +152,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     applier.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
-    const ofrepStreams = new OfrepStreams(await streamSecret(db, service), keyRing, { group: sse });
+    const ofrepStreams = new OfrepStreams(await streamSecret(db, ledger), keyRing, { group: sse });
     applier.onChange((change) => ofrepStreams.changed(change));
     applier.onCommitted(admin.committed);
     // Dashboard sessions ended on the server (§10.2), whichever instance ended them.
-    const sessions = new SessionService(db, service);
+    const sessions = new SessionService(db, ledger);
     applier.onCommitted(sessions.committed);
     applier.onCommitted(dispatcher.committed);
     // What other instances committed while this one was setting up, before anyone listened.
@@ -165,16 +166,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     stopDispatcher = () => dispatcher.close();
     const envRoutes = [
       ...flagRoutes(service),
-      ...segmentRoutes(new SegmentService(service, checkPattern)),
+      ...segmentRoutes(new SegmentService(ledger, checkPattern)),
       ...webhookRoutes(
-        new WebhookService(service, publicOnly ? targetProblem : undefined),
+        new WebhookService(ledger, publicOnly ? targetProblem : undefined),
         dispatcher,
         resolved.webhookSecretGraceMs,
       ),
     ];
     // Usage insights (docs/protocol.md §13): reports, OFREP's counts, reads; off: their paths are 404.
     const usageSettings = resolved.usage;
-    const usage = usageSettings && new UsageService(db, service, usageSettings.now);
+    const usage = usageSettings && new UsageService(db, ledger, usageSettings.now);
     ofrepUsage = usage && new OfrepUsage(usage, logger, usageSettings.ofrepFlushIntervalMs);
     const usageApi = usage
       ? usageRoutes(usage, new RateLimiter(usageSettings.reportsPerSecond, usageSettings.burst))
@@ -192,10 +193,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           routes: adminRoutes({
             admin,
             flags: service,
+            ledger,
             hub,
             events: adminEvents,
-            lifecycle: new LifecycleService(db, service, admin),
-            copies: new CopyService(db, service, checkPattern),
+            lifecycle: new LifecycleService(db, ledger, admin),
+            copies: new CopyService(db, ledger, checkPattern),
           }),
           // The usage reads and marks too (§13.7), as the dashboard's (not the SDKs' report endpoint).
           envRoutes: [...envRoutes, ...usageApi.filter((route) => route.pattern.startsWith('usage/'))],
@@ -205,6 +207,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       logger,
       keys: keyRing,
       flags: service,
+      ledger,
       streams: ofrepStreams,
       usage: ofrepUsage,
     });

@@ -6,42 +6,21 @@
  * page carries no parser. The edit is checked exactly as a `PATCH` of the flag would be, and
  * nothing is written.
  */
+import type { EvaluateAnswer, Refused, Served } from '../../src/core/admin-wire.js';
 import { compileFlag } from '../../src/core/targeting/compile.js';
 import { evaluate } from '../../src/core/targeting/detail.js';
 import type { TargetingContext } from '../../src/core/targeting/evaluate.js';
 import { checkPattern, compileMatches } from '../../src/core/targeting/patterns.js';
-import type { JsonValue } from '../../src/core/targeting/types.js';
 import { flagKeyProblem, validateUpdateFlag } from '../../src/core/validation.js';
 import { ApiError, validationError } from '../errors.js';
 import { sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
-import type { AdminService } from '../state/admin-service.js';
-import { compiledFlag, targetingContext } from '../state/compiled.js';
-import type { Environment, StoredFlag } from '../state/model.js';
-import type { FlagService } from '../state/service.js';
-import { applyTargeting } from '../state/targeting.js';
-
-/** What a flag serves a user, as the SDK's `getDetail` says it (`docs/protocol.md` §9, §12.4). */
-export interface Served {
-  value: JsonValue | null;
-  variant?: string;
-  reason: string;
-  ruleIndex?: number;
-  ruleId?: string;
-  prerequisiteKey?: string;
-  bucket?: number;
-  split?: true;
-  static?: true;
-  errorCode?: 'MALFORMED_FLAG';
-  /** `ERROR`: what the evaluator could not do. */
-  error?: string;
-}
-
-/** The edit could not be saved as it is: why, naming the JSON path as a `PATCH` would. */
-export interface Refused {
-  error: 'VALIDATION_ERROR';
-  message: string;
-}
+import type { AdminService } from '../state/admin/admin-service.js';
+import { compiledFlag, targetingContext } from '../state/flags/compiled.js';
+import type { FlagService } from '../state/flags/flag-service.js';
+import { applyTargeting } from '../state/flags/targeting.js';
+import type { Ledger } from '../state/kernel/ledger.js';
+import type { Environment, StoredFlag } from '../state/kernel/model.js';
 
 const MAX_ATTRIBUTES = 1000;
 
@@ -98,15 +77,22 @@ function serve(
   user: Record<string, unknown>,
   context: TargetingContext,
 ): Served {
-  const { value, errorMessage, version: _version, ...why } = evaluate(compiled, user as never, context);
+  const {
+    value,
+    errorMessage,
+    errorCode: _code,
+    version: _version,
+    ...why
+  } = evaluate(compiled, user as never, context);
   if (why.reason === 'ERROR')
     return { value: null, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', error: errorMessage ?? '' };
-  return { value: value ?? null, ...why } as Served;
+  return { value: value ?? null, ...why };
 }
 
 export function evaluateRoutes<G extends { access: 'full' }>(
   admin: AdminService,
   flags: FlagService,
+  ledger: Ledger,
 ): Route<G>[] {
   return [
     defineRoute<G>(
@@ -118,10 +104,10 @@ export function evaluateRoutes<G extends { access: 'full' }>(
           action: 'evaluate flags',
           handler: async ({ res, body }) => {
             const { env, key, user, draft } = bodyOf(admin, body);
-            const answer = await flags.readSettled(env.id, () => {
+            const answer = await ledger.readSettled(env.id, () => {
               const flag = flags.requireFlag(env, key);
               const context = targetingContext(env);
-              const out: { saved: Served; draft?: Served | Refused } = {
+              const out: EvaluateAnswer = {
                 saved: serve(compiledFlag(flag), user, context),
               };
               if (draft) {

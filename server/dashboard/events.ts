@@ -6,8 +6,9 @@
  * (`../stream/channel.ts`); these streams do not count against `maxStreams`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nameOf } from '../state/env-names.js';
-import type { FlagCommit } from '../state/model.js';
+import type { AdminChangeEvent, StreamCounts } from '../../src/core/admin-wire.js';
+import type { FlagCommit } from '../state/flags/ops.js';
+import { nameOf } from '../state/kernel/env-names.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const COUNTS_EVERY_MS = 250;
@@ -17,11 +18,11 @@ export type AdminEventsOptions = SseSettings;
 
 export class AdminEvents {
   readonly #channels: SseChannels;
-  readonly #counts: () => Record<string, number>;
+  readonly #counts: () => StreamCounts;
   #countsTimer: NodeJS.Timeout | undefined;
 
   /** `counts` gives the open SDK streams per environment (`PROJECT/ENVIRONMENT`). */
-  constructor(counts: () => Record<string, number>, options: AdminEventsOptions = {}) {
+  constructor(counts: () => StreamCounts, options: AdminEventsOptions = {}) {
     this.#counts = counts;
     this.#channels = groupOf(options).channels({
       headers: { 'cache-control': 'no-store' },
@@ -43,7 +44,9 @@ export class AdminEvents {
 
   change(change: FlagCommit): void {
     const flag = (change.after ?? change.before)?.key;
-    this.#send('change', { env: nameOf(change.env), revision: change.revision, flag });
+    const event: AdminChangeEvent = { env: nameOf(change.env), revision: change.revision };
+    if (flag !== undefined) event.flag = flag;
+    this.#send('change', event);
   }
 
   structure(): void {

@@ -5,14 +5,15 @@
  * the dashboard (`actor: dashboard` in the history).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SessionAnswer } from '../../src/core/admin-wire.js';
 import { ApiError } from '../errors.js';
 import { invokeRoute } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { decodeSegment, matchRoute, type Route } from '../http/router.js';
-import type { AdminService } from '../state/admin-service.js';
-import type { Grant } from '../state/key-ring.js';
-import type { SessionService } from '../state/session-service.js';
+import type { AdminService } from '../state/admin/admin-service.js';
+import type { Grant } from '../state/admin/key-ring.js';
+import type { SessionService } from '../state/admin/session-service.js';
 import type { OwnOrigins } from './origins.js';
 import type { AdminGrant } from './routes.js';
 import { AdminAuth, type Session } from './session.js';
@@ -74,7 +75,7 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
       case 'GET':
       case 'HEAD':
         if (!(await authenticated(req))) throw adminUnauthorized();
-        return sendJson(res, 200, { signedIn: true }, ADMIN_HEADERS);
+        return sendJson(res, 200, { signedIn: true } satisfies SessionAnswer, ADMIN_HEADERS);
       case 'POST':
         if (!isSameOrigin(req)) throw crossOrigin();
         return readJsonBody(req).then((body) => {

@@ -5,15 +5,25 @@
  * sends them to the same routes as `/api/v1` (`server/http/handlers/`).
  */
 
+import type {
+  ApiKeyView,
+  CreatedApiKey,
+  EnvView,
+  HistoryEntry,
+  Overview,
+  ProjectView,
+  VersionedFlag,
+} from '../../src/core/admin-wire.js';
 import { lifecycleRoutes } from '../http/handlers/lifecycle.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
-import type { AdminService, ProjectView } from '../state/admin-service.js';
-import type { CopyService } from '../state/copy-service.js';
-import type { LifecycleService } from '../state/lifecycle-service.js';
-import type { Environment } from '../state/model.js';
-import { toFlag } from '../state/representation.js';
-import type { FlagService } from '../state/service.js';
+import type { AdminService, ProjectView as StoredProjectView } from '../state/admin/admin-service.js';
+import type { LifecycleService } from '../state/admin/lifecycle-service.js';
+import type { CopyService } from '../state/copy/copy-service.js';
+import type { FlagService } from '../state/flags/flag-service.js';
+import { toFlag } from '../state/flags/representation.js';
+import type { Ledger } from '../state/kernel/ledger.js';
+import type { Environment } from '../state/kernel/model.js';
 import type { StreamHub } from '../stream/hub.js';
 import { evaluateRoutes } from './evaluate.js';
 import type { AdminEvents } from './events.js';
@@ -27,6 +37,8 @@ export interface AdminGrant {
 export interface AdminRouteDeps {
   admin: AdminService;
   flags: FlagService;
+  /** Settled reads (`docs/protocol.md` §7.3). */
+  ledger: Ledger;
   hub: StreamHub;
   events: AdminEvents;
   lifecycle: LifecycleService;
@@ -34,10 +46,10 @@ export interface AdminRouteDeps {
 }
 
 export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
-  const { admin, flags, hub, events } = deps;
+  const { admin, flags, ledger, hub, events } = deps;
   const envOf = (params: Record<string, string>) => admin.environment(params.project!, params.env!);
   /** An environment as the overview lists it. */
-  const envView = (env: Environment) => ({
+  const envView = (env: Environment): EnvView => ({
     project: env.project,
     key: env.environment,
     source: env.source,
@@ -47,7 +59,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
     revision: env.revision,
   });
   /** A project as the overview lists it, with its environments. */
-  const projectView = (project: ProjectView) => ({
+  const projectView = (project: StoredProjectView): ProjectView => ({
     ...project,
     environments: admin.environments.filter((env) => env.project === project.key).map(envView),
   });
@@ -61,8 +73,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           action: 'read',
           handler: async ({ res }) => {
             // A settled read (§7.3): answers only what is durable.
-            const projects = await flags.readSettled(null, () => admin.projects().map(projectView));
-            sendJson(res, 200, { projects });
+            const projects = await ledger.readSettled(null, () => admin.projects().map(projectView));
+            sendJson(res, 200, { projects } satisfies Overview);
           },
         },
       },
@@ -76,7 +88,10 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           body: true,
           action: 'create projects',
           handler: async ({ res, body }) =>
-            sendJson(res, 201, { ...(await admin.createProject(validateNewKey(body))), environments: [] }),
+            sendJson(res, 201, {
+              ...(await admin.createProject(validateNewKey(body))),
+              environments: [],
+            } satisfies ProjectView),
         },
       },
       true,
@@ -105,7 +120,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           action: 'list keys',
           handler: async ({ res, params }) => {
             const env = envOf(params);
-            sendJson(res, 200, await flags.readSettled(env.id, () => admin.listKeys(env)));
+            const keys: ApiKeyView[] = await ledger.readSettled(env.id, () => admin.listKeys(env));
+            sendJson(res, 200, keys);
           },
         },
         POST: {
@@ -115,7 +131,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           handler: async ({ res, params, body }) => {
             const env = envOf(params);
             const { access, name } = validateNewApiKey(body);
-            sendJson(res, 201, await admin.createKey(env, access, name));
+            const created: CreatedApiKey = await admin.createKey(env, access, name);
+            sendJson(res, 201, created);
           },
         },
       },
@@ -147,7 +164,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           action: 'list flags',
           handler: async ({ res, params }) => {
             const env = envOf(params);
-            const list = await flags.readSettled(env.id, () =>
+            const list: VersionedFlag[] = await ledger.readSettled(env.id, () =>
               [...env.flags.values()]
                 .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
                 .map((flag) => ({ ...toFlag(flag), version: flag.version })),
@@ -167,7 +184,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           action: 'read history',
           handler: async ({ res, params, query }) => {
             const { flag, limit } = historyQuery(query);
-            sendJson(res, 200, await flags.history(envOf(params), flag, limit));
+            const history: HistoryEntry[] = await flags.history(envOf(params), flag, limit);
+            sendJson(res, 200, history);
           },
         },
       },
@@ -186,6 +204,6 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
       true,
     ),
     ...lifecycleRoutes<AdminGrant>({ ...deps, envView, projectView }),
-    ...evaluateRoutes<AdminGrant>(admin, flags),
+    ...evaluateRoutes<AdminGrant>(admin, flags, ledger),
   ];
 }

@@ -2,7 +2,7 @@
  * The admin credential (`docs/protocol.md` §10.2): the admin token, compared in constant time,
  * and sessions: `<expiry seconds>.<id>.<HMAC-SHA256 of both>` keyed with a secret derived from
  * the token, so a session survives a restart and ends when the token changes. The id is random;
- * signing out ends it on the server (`../state/sessions.ts`), so a copy of the cookie stops
+ * signing out ends it on the server (`../state/admin/sessions.ts`), so a copy of the cookie stops
  * working too. The cookie is HttpOnly and SameSite=Strict; state-changing requests it
  * authenticates must also come from the server's own origin (CSRF, `./origins.ts`).
  */

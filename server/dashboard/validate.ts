@@ -1,7 +1,7 @@
 /** Bodies of the admin API (`docs/protocol.md` §10.3), checked like the service API's (§3). */
 import { flagKeyProblem } from '../../src/core/validation.js';
 import { validationError } from '../errors.js';
-import type { Access } from '../state/model.js';
+import type { Access } from '../state/kernel/model.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

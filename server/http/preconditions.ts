@@ -4,9 +4,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors.js';
-import type { Expected } from '../state/preconditions.js';
+import type { Expected } from '../state/kernel/preconditions.js';
 
-export { etagOf } from '../state/preconditions.js';
+export { etagOf } from '../state/kernel/preconditions.js';
 
 const TAG = /^"(0|[1-9][0-9]{0,15})"$/;
 

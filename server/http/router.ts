@@ -4,8 +4,8 @@
  * `/api/v1`; the SDK routes answer there and at the root (`docs/protocol.md` §1).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Grant } from '../state/key-ring.js';
-import type { Access } from '../state/model.js';
+import type { Grant } from '../state/admin/key-ring.js';
+import type { Access } from '../state/kernel/model.js';
 
 /** What a request was authenticated as: an API key's grant, or the dashboard's admin. */
 export interface Authenticated {

@@ -4,13 +4,15 @@
  * mapped by the one OpenFeature mapping (`src/core/openfeature-outcome.ts`), and the bulk
  * answer's ETag.
  */
+
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../src/core/canonical-json.js';
 import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
 import { evaluate } from '../../src/core/targeting/detail.js';
 import { kind } from '../../src/core/targeting/validate-shape.js';
-import { compiledFlag, targetingContext } from '../state/compiled.js';
-import type { Environment } from '../state/model.js';
+import { compiledFlag, targetingContext } from '../state/flags/compiled.js';
+import type { Environment } from '../state/kernel/model.js';
 
 /** An OFREP error: its status, and the body `{key?, errorCode, errorDetails}`. */
 export class OfrepError extends Error {
@@ -143,18 +145,6 @@ export function evaluateAll(
   return out;
 }
 
-/** JSON with object keys sorted, so equal contexts give equal ETags (its depth bounded by `parseContext`). */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonical(v)).join(',')}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /**
  * The bulk answer's ETag: the environment's history (epoch, revision), the key (its stream URL
  * is the key's), the whole context (the
@@ -163,15 +153,7 @@ function canonical(value: unknown): string {
  */
 export function bulkEtag(env: Environment, keyId: string, context: OfrepContext, window: number): string {
   const digest = createHash('sha256').update(
-    `${env.epoch}\0${env.revision}\0${keyId}\0${window}\0${canonical(context.raw)}`,
+    `${env.epoch}\0${env.revision}\0${keyId}\0${window}\0${canonicalJson(context.raw)}`,
   );
   return `"${digest.digest('base64url').slice(0, 27)}"`;
-}
-
-/** Whether `If-None-Match` names `etag`, compared without `W/` and quotes. */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, '');
-  const wanted = bare(etag);
-  return header.split(',').some((tag) => tag.trim() === '*' || bare(tag) === wanted);
 }

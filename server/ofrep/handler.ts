@@ -7,21 +7,23 @@
  * `{key?, errorCode, errorDetails}`, and 401 has no body, as the protocol describes. Paths that
  * are not OFREP's go to the OpenFeature CLI's manifest (`./manifest.ts`, §11.5), then elsewhere.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { isClientGone } from '../http/app.js';
 import { readJsonBody } from '../http/body.js';
+import { ifNoneMatch } from '../http/etag.js';
 import { decodeSegment } from '../http/router.js';
 import type { Logger } from '../logger.js';
-import { notRestored } from '../state/damaged.js';
-import type { KeyRing } from '../state/key-ring.js';
-import type { FlagService } from '../state/service.js';
-import type { OfrepUsage } from '../state/usage-ofrep.js';
+import type { KeyRing } from '../state/admin/key-ring.js';
+import type { FlagService } from '../state/flags/flag-service.js';
+import { notRestored } from '../state/kernel/damaged.js';
+import type { Ledger } from '../state/kernel/ledger.js';
+import type { OfrepUsage } from '../state/usage/ofrep.js';
 import { StorageUnavailableError } from '../store/errors.js';
 import {
   bulkEtag,
   type EvaluationCounter,
-  etagMatches,
   evaluateAll,
   evaluateOne,
   failureStatus,
@@ -80,13 +82,15 @@ export interface OfrepDeps {
   logger: Logger;
   keys: KeyRing;
   flags: FlagService;
+  /** Settled reads of what is evaluated (`docs/protocol.md` §7.3). */
+  ledger: Ledger;
   streams: OfrepStreams;
   /** Counts the flags evaluated, single and in bulk (`docs/protocol.md` §13.5); absent when usage is off. */
   usage?: OfrepUsage | undefined;
 }
 
 /** Answers OFREP's paths; `false` for any other path. */
-export function createOfrepHandler({ logger, keys, flags, streams, usage }: OfrepDeps) {
+export function createOfrepHandler({ logger, keys, flags, ledger, streams, usage }: OfrepDeps) {
   async function handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -130,14 +134,14 @@ export function createOfrepHandler({ logger, keys, flags, streams, usage }: Ofre
     // only asks in bulk. A `304` answers nothing new and counts nothing.
     const count = usage && ((...args: Parameters<EvaluationCounter>) => usage.count(env, ...args));
     if (key !== undefined) {
-      const result = await flags.readSettled(null, () => evaluateOne(env, key, context, count));
+      const result = await ledger.readSettled(null, () => evaluateOne(env, key, context, count));
       const errorCode = result.errorCode;
       return send(res, typeof errorCode === 'string' ? failureStatus(errorCode) : 200, result);
     }
     const window = tokenWindow();
-    const read = await flags.readSettled(null, () => {
+    const read = await ledger.readSettled(null, () => {
       const etag = bulkEtag(env, grant.id, context, window);
-      if (etagMatches(req.headers['if-none-match'], etag)) return { etag };
+      if (ifNoneMatch(req.headers['if-none-match'], etag)) return { etag };
       const spent = (left: number) =>
         logger.warn(
           `OFREP bulk evaluation of ${env.project}/${env.environment} spent its budget: ${left} flags answered GENERAL`,

@@ -12,9 +12,9 @@ import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { Flag } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
 import type { Logger } from '../logger.js';
-import { notRestored } from '../state/damaged.js';
-import type { KeyRing } from '../state/key-ring.js';
-import type { FlagService } from '../state/service.js';
+import type { KeyRing } from '../state/admin/key-ring.js';
+import type { FlagService } from '../state/flags/flag-service.js';
+import { notRestored } from '../state/kernel/damaged.js';
 import { StorageUnavailableError } from '../store/errors.js';
 
 /** A flag as the sync API's `ManifestFlag` describes it: one of the four types its enum has. */

@@ -12,8 +12,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Grant, KeyRing } from '../state/key-ring.js';
-import type { FlagCommit } from '../state/model.js';
+import type { Grant, KeyRing } from '../state/admin/key-ring.js';
+import type { FlagCommit } from '../state/flags/ops.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const WINDOW_MS = 12 * 3600 * 1000;

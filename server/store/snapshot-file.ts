@@ -4,7 +4,7 @@
  * environment, and a last line `{"shared":{...}}` with what spans environments. Read back line by
  * line from a stream. A snapshot of format 1 (one JSON document, written before) still loads.
  * An environment's line that cannot be parsed is read as `{id, unreadable}` (the reason), so
- * that environment alone is not restored (`server/state/damaged.ts`).
+ * that environment alone is not restored (`server/state/kernel/damaged.ts`).
  */
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';

@@ -8,7 +8,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
-import type { Environment, FlagCommit } from '../state/model.js';
+import type { FlagCommit } from '../state/flags/ops.js';
+import type { Environment } from '../state/kernel/model.js';
 import { groupOf, type SseChannels, type SseSettings } from './channel.js';
 import { SdkView } from './sdk-view.js';
 

@@ -16,8 +16,9 @@ import { type SdkFlagSource, sdkFlag } from '../../src/core/sdk-flag.js';
 import { withPrograms } from '../../src/core/targeting/programs.js';
 import type { SdkFlag, SdkSegment, SdkSnapshot } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
-import type { Environment, FlagCommit, StoredSegment } from '../state/model.js';
-import { isPlainFlag, toDeletedSdkFlag } from '../state/representation.js';
+import type { FlagCommit } from '../state/flags/ops.js';
+import { isPlainFlag, toDeletedSdkFlag } from '../state/flags/representation.js';
+import type { Environment, StoredSegment } from '../state/kernel/model.js';
 import { EncodedBodies, MIN_COMPRESSED_BYTES } from './encoded.js';
 import { FrameRing } from './frame-ring.js';
 

@@ -1,9 +1,10 @@
 /**
  * Signed, durable, at-least-once webhook delivery (`docs/protocol.md` §8).
  *
- * - Every flag change plans one delivery per active subscribed webhook; the deliveries are
- *   committed in the same journal entry as the change, so a crash never loses one, and they
- *   are scheduled once durable (and again at start-up for whatever is still pending).
+ * - Every flag change commits one delivery per active subscribed webhook, planned in the state
+ *   layer with the change (`../state/webhooks/deliveries.ts`) and committed in the same journal
+ *   entry, so a crash never loses one; they are scheduled here once durable (and again at
+ *   start-up for whatever is still pending).
  * - An attempt serializes the envelope once (a fresh `delivery.sentAt`), signs those exact
  *   bytes and POSTs them (`sender.ts`): bounded concurrency in all and per webhook (taken in
  *   turn, so a receiver that hangs cannot hold up the others), a timeout for the whole
@@ -18,23 +19,21 @@
 import { createHmac } from 'node:crypto';
 import { ApiError, webhookNotFound } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { newEventId } from '../state/ids.js';
-import {
-  type AttemptRecord,
-  type Environment,
-  type EventPayload,
-  type FlagCommit,
-  type MemoryState,
-  type StoredDelivery,
-  signingSecret,
-  type WebhookEventType,
-} from '../state/model.js';
-import type { Op } from '../state/ops.js';
-import { envelope } from '../state/representation.js';
-import type { FlagService } from '../state/service.js';
+import type { Op } from '../state/domains.js';
+import { newEventId } from '../state/kernel/ids.js';
+import type { Ledger } from '../state/kernel/ledger.js';
+import type {
+  AttemptRecord,
+  Environment,
+  EventPayload,
+  MemoryState,
+  StoredDelivery,
+} from '../state/kernel/model.js';
+import { newDelivery, signingSecret } from '../state/webhooks/deliveries.js';
+import type { WebhookOp } from '../state/webhooks/ops.js';
+import { envelope } from '../state/webhooks/representation.js';
 import { StorageUnavailableError } from '../store/errors.js';
 import type { Storage } from '../store/storage.js';
-import { eventOf, newDelivery, subscribers } from './events.js';
 import { outcomeOf } from './outcome.js';
 import { Sender } from './sender.js';
 import { Slots } from './slots.js';
@@ -54,16 +53,13 @@ export interface DispatcherOptions {
   logger: Logger;
 }
 
-/** Finished deliveries kept per webhook for `GET /webhooks/:id/deliveries`. */
-export const KEPT_DELIVERIES = 100;
-
 export function sign(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 
 export class Dispatcher {
   readonly #db: MemoryState;
-  readonly #service: FlagService;
+  readonly #ledger: Ledger<WebhookOp>;
   readonly #options: DispatcherOptions;
   readonly #sender: Sender;
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -76,19 +72,13 @@ export class Dispatcher {
   readonly #rerun = new Set<string>();
   #closed = false;
 
-  constructor(db: MemoryState, service: FlagService, options: DispatcherOptions) {
+  constructor(db: MemoryState, ledger: Ledger<WebhookOp>, options: DispatcherOptions) {
     this.#db = db;
-    this.#service = service;
+    this.#ledger = ledger;
     this.#options = options;
     this.#sender = new Sender({ connections: options.concurrency, publicOnly: options.publicOnly ?? false });
     this.#slots = new Slots(options.concurrency, options.concurrencyPerWebhook);
   }
-
-  /** Deliveries to commit with a change (the service's planner). */
-  readonly plan = (change: FlagCommit): Op[] => {
-    const { type, data } = eventOf(change);
-    return this.#planEvent(change.env, type, data, change.at);
-  };
 
   /**
    * Schedules a pending delivery once committed, by this instance or another (the applier's op
@@ -114,7 +104,7 @@ export class Dispatcher {
    */
   async redeliver(env: Environment, webhookId: string, deliveryId: string): Promise<StoredDelivery> {
     let copy: StoredDelivery | undefined;
-    await this.#service.commit(env.id, () => {
+    await this.#ledger.commit(env.id, () => {
       const hook = env.webhooks.get(webhookId);
       if (!hook) throw webhookNotFound(webhookId);
       const delivery = env.deliveries.get(deliveryId);
@@ -134,7 +124,7 @@ export class Dispatcher {
       flag: { key: 'flagwire-test', type: 'boolean', enabled: true, description: 'a test event' },
     };
     let delivery: StoredDelivery | undefined;
-    await this.#service.commit(env.id, () => {
+    await this.#ledger.commit(env.id, () => {
       const hook = env.webhooks.get(webhookId);
       if (!hook) throw webhookNotFound(webhookId);
       const now = Date.now();
@@ -154,31 +144,6 @@ export class Dispatcher {
     this.#slots.close();
     await Promise.allSettled([...this.#running]);
     this.#sender.close();
-  }
-
-  #planEvent(env: Environment, type: WebhookEventType, data: EventPayload, at: string): Op[] {
-    const hooks = subscribers(env, type);
-    if (hooks.length === 0) return [];
-    const eventId = newEventId();
-    const now = Date.now();
-    const ops: Op[] = [];
-    for (const hook of hooks) {
-      const delivery = newDelivery(hook, eventId, type, data, at, now);
-      ops.push({ t: 'delivery', env: env.id, delivery }, ...this.#prune(env, hook.id));
-    }
-    return ops;
-  }
-
-  /** Deletes the oldest finished deliveries of a webhook beyond `KEPT_DELIVERIES`. */
-  #prune(env: Environment, webhookId: string): Op[] {
-    const finished = [...env.deliveries.values()].filter(
-      (d) => d.webhookId === webhookId && d.status !== 'pending',
-    );
-    if (finished.length < KEPT_DELIVERIES) return [];
-    finished.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : 1));
-    return finished
-      .slice(0, finished.length - KEPT_DELIVERIES + 1)
-      .map((d) => ({ t: 'delivery-del', env: env.id, id: d.id }) as Op);
   }
 
   #schedule(env: Environment, delivery: StoredDelivery): void {
@@ -263,7 +228,7 @@ export class Dispatcher {
   async #attempt(env: Environment, id: string): Promise<void> {
     if (!(await this.#lease(env, id))) return;
     // Read under the lease: memory then holds every attempt recorded by any instance.
-    const delivery = await this.#service.readSettled(env.id, () => env.deliveries.get(id));
+    const delivery = await this.#ledger.readSettled(env.id, () => env.deliveries.get(id));
     const hook = delivery && env.webhooks.get(delivery.webhookId);
     if (!delivery || !hook || delivery.status !== 'pending') {
       await this.#unlease(id);
@@ -334,10 +299,10 @@ export class Dispatcher {
     outcome: StoredDelivery,
     deactivate: boolean,
   ): Promise<void> {
-    await this.#service.commit(env.id, () => {
+    await this.#ledger.commit(env.id, () => {
       const current = env.deliveries.get(outcome.id);
       if (current?.status !== 'pending' || current.attempts !== before.attempts) return [];
-      const ops: Op[] = [{ t: 'delivery', env: env.id, delivery: outcome }];
+      const ops: WebhookOp[] = [{ t: 'delivery', env: env.id, delivery: outcome }];
       const hook = env.webhooks.get(outcome.webhookId);
       if (deactivate && hook) ops.push({ t: 'webhook', env: env.id, webhook: { ...hook, active: false } });
       return ops;

@@ -3,7 +3,7 @@
  * fails it and deactivates the webhook; anything else (or no answer) is retried on the schedule
  * with +-20 % jitter until it runs out. A test event is never retried.
  */
-import type { AttemptRecord, StoredDelivery } from '../state/model.js';
+import type { AttemptRecord, StoredDelivery } from '../state/kernel/model.js';
 
 /** Attempts a delivery's log keeps (the newest). */
 const KEPT_ATTEMPTS = 20;

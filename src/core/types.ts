@@ -130,6 +130,51 @@ export interface UpdateWebhookInput {
   url?: string;
 }
 
+/** A webhook delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3). */
+export interface WebhookDeliveryRecord {
+  id: string;
+  eventId: string;
+  type: string;
+  /** The flag the event is about, else `null`. */
+  flag: string | null;
+  /** The segment the event is about, else `null`. */
+  segment: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** Its attempts, the newest 20. */
+  attemptLog: WebhookDeliveryAttempt[];
+}
+
+/** One attempt of a delivery (`docs/protocol.md` §8.3). */
+export interface WebhookDeliveryAttempt {
+  attempt: number;
+  /** When it was sent (ISO 8601; the body's `delivery.sentAt`). */
+  sentAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** The first KiB of the answer's body (UTF-8, cut on a character). */
+  response: string | null;
+  /** The exact body sent. */
+  request: string;
+}
+
+/** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
+export interface SegmentRecord {
+  key: string;
+  description: string | null;
+  included: string[];
+  excluded: string[];
+  rules: Array<{ clauses: Clause[] }>;
+  createdAt: string;
+  updatedAt: string;
+}
+
 /**
  * A flag in the SDK representation (`GET /sdk/flags`, stream events): what local
  * evaluation needs, plus `version`, the environment revision of its last change. A plain flag

@@ -10,14 +10,19 @@ import type {
   CreateFlagInput,
   CreateWebhookInput,
   Flag,
+  SegmentRecord,
   UpdateFlagInput,
   UpdateWebhookInput,
   Webhook,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryRecord,
 } from '../core/types.js';
 import { FlagwireError } from '../errors.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
 import { type UsageCalls, usageCalls } from './usage.js';
 import { ifMatchHeader, type Versioned, versionOfEtag, type WriteOptions } from './versions.js';
+
+export type { SegmentRecord, WebhookDeliveryAttempt, WebhookDeliveryRecord };
 
 export interface ManagementClientOptions {
   /** The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`. */
@@ -39,17 +44,6 @@ export interface ManagementClientOptions {
   retries?: number;
 }
 
-/** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
-export interface SegmentRecord {
-  key: string;
-  description: string | null;
-  included: string[];
-  excluded: string[];
-  rules: Array<{ clauses: Clause[] }>;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** `POST /segments`: a key and who is in it (lists default to empty). */
 export interface CreateSegmentInput {
   key: string;
@@ -61,40 +55,6 @@ export interface CreateSegmentInput {
 
 /** `PATCH /segments/:key`: each field given replaces the old one whole. */
 export type UpdateSegmentInput = Omit<CreateSegmentInput, 'key'>;
-
-/** A webhook delivery as `GET /webhooks/:id/deliveries` lists it. */
-export interface WebhookDeliveryRecord {
-  id: string;
-  eventId: string;
-  type: string;
-  /** The flag the event is about, else `null`. */
-  flag: string | null;
-  /** The segment the event is about, else `null`. */
-  segment: string | null;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Its attempts, the newest 20. */
-  attemptLog: WebhookDeliveryAttempt[];
-}
-
-/** One attempt of a delivery (`docs/protocol.md` §8.3). */
-export interface WebhookDeliveryAttempt {
-  attempt: number;
-  /** When it was sent (ISO 8601; the body's `delivery.sentAt`). */
-  sentAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  /** The first KiB of the answer's body (UTF-8, cut on a character). */
-  response: string | null;
-  /** The exact body sent. */
-  request: string;
-}
 
 /** Which deliveries `webhooks.deliveries` lists. */
 export interface DeliveryFilter {

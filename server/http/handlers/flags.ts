@@ -2,7 +2,7 @@
 import type { AnyFlagType, UpdateFlagInput } from '../../../src/core/types.js';
 import { validateCreateFlag, validateUpdateFlag } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
-import type { FlagService } from '../../state/service.js';
+import type { FlagService } from '../../state/flags/flag-service.js';
 import { etagOf, ifMatchOf } from '../preconditions.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';

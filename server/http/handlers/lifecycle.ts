@@ -3,12 +3,13 @@
  * environments, and copy flags from one environment to another (a preview, then the copy).
  * Mounted by the dashboard's admin routes, behind the admin credential.
  */
+import type { CopyPreview, EnvView, ProjectView } from '../../../src/core/admin-wire.js';
 import { flagKeyProblem } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
-import type { AdminService, ProjectView } from '../../state/admin-service.js';
-import type { CopyService } from '../../state/copy-service.js';
-import type { LifecycleService } from '../../state/lifecycle-service.js';
-import type { Environment } from '../../state/model.js';
+import type { AdminService, ProjectView as StoredProjectView } from '../../state/admin/admin-service.js';
+import type { LifecycleService } from '../../state/admin/lifecycle-service.js';
+import type { CopyService } from '../../state/copy/copy-service.js';
+import type { Environment } from '../../state/kernel/model.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';
 
@@ -17,9 +18,9 @@ export interface LifecycleRouteDeps {
   lifecycle: LifecycleService;
   copies: CopyService;
   /** An environment as the overview shows it. */
-  envView: (env: Environment) => unknown;
+  envView: (env: Environment) => EnvView;
   /** A project as the overview shows it, with its environments. */
-  projectView: (project: ProjectView) => unknown;
+  projectView: (project: StoredProjectView) => ProjectView;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -141,8 +142,10 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'copy flags',
-          handler: async ({ res, body }) =>
-            sendJson(res, 200, await copies.preview(copyBody(admin, body, false))),
+          handler: async ({ res, body }) => {
+            const preview: CopyPreview = await copies.preview(copyBody(admin, body, false));
+            sendJson(res, 200, preview);
+          },
         },
       },
       true,
@@ -154,8 +157,10 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'copy flags',
-          handler: async ({ res, body }) =>
-            sendJson(res, 200, await copies.apply(copyBody(admin, body, true), { type: 'dashboard' })),
+          handler: async ({ res, body }) => {
+            const done: CopyPreview = await copies.apply(copyBody(admin, body, true), { type: 'dashboard' });
+            sendJson(res, 200, done);
+          },
         },
       },
       true,

@@ -2,21 +2,12 @@
 import type { ServerResponse } from 'node:http';
 import { type Encoded, pickEncoding } from '../../stream/encoded.js';
 import type { StreamHub } from '../../stream/hub.js';
+import { ifNoneMatch } from '../etag.js';
 import { defineRoute, type RequestContext, type Route } from '../router.js';
 
 function sendEncoded(res: ServerResponse, encoded: Encoded): void {
   res.writeHead(200, encoded.headers);
   res.end(encoded.bytes);
-}
-
-/** Whether an `If-None-Match` header names `etag` (or is `*`). */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === etag || t === `W/${etag}`;
-  });
 }
 
 /** `Last-Event-ID` header, or the `lastEventId` query parameter for clients that cannot set headers. */
@@ -53,7 +44,7 @@ export function sdkRoutes(hub: StreamHub): Route[] {
         handler: (ctx) => {
           const { req, res, grant } = ctx;
           const snapshot = hub.view(grant.env).snapshot(hasTargeting(ctx));
-          if (matchesEtag(req.headers['if-none-match'], snapshot.etag)) {
+          if (ifNoneMatch(req.headers['if-none-match'], snapshot.etag)) {
             res.writeHead(304, snapshot.notModifiedHeaders);
             res.end();
             return;

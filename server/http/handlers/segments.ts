@@ -1,5 +1,5 @@
 /** `/segments` and `/segments/:key` (`docs/protocol.md` §12.3): read-only keys may read. */
-import type { SegmentService } from '../../state/segment-service.js';
+import type { SegmentService } from '../../state/segments/segment-service.js';
 import { etagOf, ifMatchOf } from '../preconditions.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';

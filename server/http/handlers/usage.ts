@@ -3,9 +3,10 @@
  * root, as the other SDK endpoints), and the reads and marks under `/usage`. A `client` key is
  * refused by the pipeline (`403`), as on every `/api/v1` endpoint.
  */
+import type { UsageMarkAnswer } from '../../../src/core/usage-wire.js';
 import { ApiError, validationError } from '../../errors.js';
-import { RANGES, type UsageRange, type UsageService } from '../../state/usage-service.js';
-import { parseUsageReport } from '../../state/usage-validate.js';
+import { RANGES, type UsageRange, type UsageService } from '../../state/usage/usage-service.js';
+import { parseUsageReport } from '../../state/usage/validate.js';
 import { type RateLimiter, retryAfter } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
@@ -98,7 +99,8 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
         handler: async ({ res, grant, params, body }) => {
           const mark = await usage.mark(grant.env, params.key!, parseMark(body, usage.now()));
           const snoozedUntil = mark.snoozedUntil === null ? null : new Date(mark.snoozedUntil).toISOString();
-          sendJson(res, 200, { key: params.key, permanent: mark.permanent, snoozedUntil });
+          const answer: UsageMarkAnswer = { key: params.key!, permanent: mark.permanent, snoozedUntil };
+          sendJson(res, 200, answer);
         },
       },
     }),

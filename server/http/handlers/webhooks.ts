@@ -1,8 +1,8 @@
 /** `/webhooks` and `/webhooks/:id` (`docs/protocol.md` §3.2). */
 import { validateCreateWebhook, validateUpdateWebhook } from '../../../src/core/validation.js';
 import { validationError } from '../../errors.js';
-import { toDelivery } from '../../state/representation.js';
-import type { WebhookService } from '../../state/webhook-service.js';
+import { toDelivery } from '../../state/webhooks/representation.js';
+import type { WebhookService } from '../../state/webhooks/webhook-service.js';
 import type { Dispatcher } from '../../webhooks/dispatcher.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { snippets } from '../../../server/dashboard/ui/screens/connect-snippets.js';
+import { snippets } from '../../../dashboard/screens/connect-snippets.js';
 import { createClient, type FlagwireClient } from '../../../src/index.js';
 import { launchedChromium } from '../../helpers/browser.js';
 import {

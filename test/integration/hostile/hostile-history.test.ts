@@ -11,10 +11,9 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { recordHistory } from '../../../server/state/history.js';
-import { type HistoryEntry, MemoryState } from '../../../server/state/model.js';
-import { applyOp } from '../../../server/state/ops.js';
-import { captureScope } from '../../../server/state/snapshot.js';
+import { applyOp, captureScope } from '../../../server/state/domains.js';
+import { recordHistory } from '../../../server/state/flags/history.js';
+import { type HistoryEntry, MemoryState } from '../../../server/state/kernel/model.js';
 import { adminCaller } from '../../helpers/admin.js';
 import { KEYS, startTestServer, type TestServer } from '../../helpers/server.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { restoreState } from '../../../server/state/snapshot.js';
+import { restoreState } from '../../../server/state/domains.js';
 import { createDatabaseAt } from '../../helpers/postgres.js';
 import { KEYS, startTestServer, type TestServer } from '../../helpers/server.js';
 

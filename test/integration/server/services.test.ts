@@ -8,20 +8,14 @@ import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, type ApiErrorCode } from '../../../server/errors.js';
 import type { Logger } from '../../../server/logger.js';
-import { AdminService, grantsOf } from '../../../server/state/admin-service.js';
-import { Applier } from '../../../server/state/applier.js';
-import { KeyRing } from '../../../server/state/key-ring.js';
-import type {
-  Actor,
-  Environment,
-  FlagCommit,
-  MemoryState,
-  StoredDelivery,
-} from '../../../server/state/model.js';
-import type { Op } from '../../../server/state/ops.js';
-import { FlagService } from '../../../server/state/service.js';
-import { restoreState } from '../../../server/state/snapshot.js';
-import { WebhookService } from '../../../server/state/webhook-service.js';
+import { AdminService, grantsOf } from '../../../server/state/admin/admin-service.js';
+import { KeyRing } from '../../../server/state/admin/key-ring.js';
+import { Applier, type Op, restoreState } from '../../../server/state/domains.js';
+import { FlagService } from '../../../server/state/flags/flag-service.js';
+import type { FlagCommit } from '../../../server/state/flags/ops.js';
+import { type Ledger, StorageLedger } from '../../../server/state/kernel/ledger.js';
+import type { Actor, Environment, MemoryState, StoredDelivery } from '../../../server/state/kernel/model.js';
+import { WebhookService } from '../../../server/state/webhooks/webhook-service.js';
 import { createMemoryStorage } from '../../../server/store/memory-storage.js';
 import type { Storage } from '../../../server/store/storage.js';
 import { Dispatcher } from '../../../server/webhooks/dispatcher.js';
@@ -34,6 +28,7 @@ interface Stack {
   storage: Storage<Op>;
   db: MemoryState;
   applier: Applier;
+  ledger: Ledger<Op>;
   flags: FlagService;
   /** Every entry committed, as the storage handed it to the applier. */
   entries: Op[][];
@@ -43,18 +38,20 @@ interface Stack {
   published: Op[];
 }
 
-/** Memory storage, memory rebuilt from it, the applier and the flag service, as `startServer` makes them. */
+/** Memory storage, memory rebuilt from it, the applier, the ledger and the flag service, as `startServer` makes them. */
 async function stack(): Promise<Stack> {
   const storage = createMemoryStorage<Op>();
   const db = restoreState(await storage.load(), 10_000);
   const applier = new Applier(db, (error) => {
     throw error;
   });
+  const ledger = new StorageLedger(db, storage);
   const s: Stack = {
     storage,
     db,
     applier,
-    flags: new FlagService(db, storage, checkPattern),
+    ledger,
+    flags: new FlagService(db, ledger, checkPattern),
     entries: [],
     changes: [],
     published: [],
@@ -369,7 +366,7 @@ describe('AdminService', () => {
       ...grantsOf(defaults, []),
     ]);
     const events = { environments: [] as string[], structure: 0, revoked: [] as string[] };
-    const admin = new AdminService(s.db, s.flags, keyRing, [acme, defaults], {
+    const admin = new AdminService(s.db, s.ledger, keyRing, [acme, defaults], {
       environment: (env) => events.environments.push(env.id),
       structure: () => {
         events.structure += 1;
@@ -528,7 +525,7 @@ describe('Dispatcher', () => {
     const unleases: string[] = [];
     const errors: string[] = [];
     const logger: Logger = { info: () => {}, warn: (m) => errors.push(m), error: (m) => errors.push(m) };
-    const dispatcher = new Dispatcher(s.db, s.flags, {
+    const dispatcher = new Dispatcher(s.db, s.ledger, {
       leases: {
         lease: (name, ms) => {
           leases.push(name);
@@ -546,7 +543,6 @@ describe('Dispatcher', () => {
       logger,
     });
     cleanups.push(() => dispatcher.close());
-    s.flags.setPlanner(dispatcher.plan);
     s.applier.onCommitted(dispatcher.committed);
     dispatcher.start();
 
@@ -568,7 +564,7 @@ describe('Dispatcher', () => {
         ? Promise.resolve(found)
         : new Promise<StoredDelivery>((resolve) => waiters.push({ match, resolve }));
     };
-    const hook = await new WebhookService(s.flags).createWebhook(env, {
+    const hook = await new WebhookService(s.ledger).createWebhook(env, {
       url: receiver.url,
       events: ['flag.enabled', 'flag.disabled', 'flag.updated'],
     });
@@ -622,7 +618,7 @@ describe('Dispatcher', () => {
       },
     ]);
     expect(w.env.deliveries.get(planned.id)).toEqual(done);
-    const listed = await new WebhookService(w.flags).listDeliveries(w.env, w.hook.id);
+    const listed = await new WebhookService(w.ledger).listDeliveries(w.env, w.hook.id);
     expect(listed).toEqual([expect.objectContaining({ id: planned.id, status: 'succeeded', attempts: 1 })]);
     // The lease was the delivery's, and it is given back after the outcome is committed (close()
     // waits for the attempt to finish).

@@ -23,15 +23,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Applier } from '../../../server/state/applier.js';
+import {
+  Applier,
+  applyOp,
+  fromSnapshot,
+  type Op,
+  restoreState,
+  type SnapshotData,
+  toSnapshot,
+} from '../../../server/state/domains.js';
 import {
   MemoryState,
   type StoredDelivery,
   type StoredFlag,
   type StoredWebhook,
-} from '../../../server/state/model.js';
-import { applyOp, type Op } from '../../../server/state/ops.js';
-import { fromSnapshot, restoreState, type SnapshotData, toSnapshot } from '../../../server/state/snapshot.js';
+} from '../../../server/state/kernel/model.js';
 import { createFileStorage } from '../../../server/store/file-storage.js';
 import type { Storage } from '../../../server/store/storage.js';
 import { PROPERTY_SEED, params } from '../../helpers/property-seed.js';

@@ -6,8 +6,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdminEvents } from '../../../server/dashboard/events.js';
 import { OfrepStreams } from '../../../server/ofrep/stream.js';
-import type { Grant, KeyRing } from '../../../server/state/key-ring.js';
-import type { FlagCommit } from '../../../server/state/model.js';
+import type { Grant, KeyRing } from '../../../server/state/admin/key-ring.js';
+import type { FlagCommit } from '../../../server/state/flags/ops.js';
 import { SseGroup } from '../../../server/stream/channel.js';
 import { adminCaller } from '../../helpers/admin.js';
 import { type Client, closeServed, connect, serve } from '../../helpers/raw-stream.js';

@@ -14,9 +14,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveServerOptions, type StartServerOptions } from '../../../server/options.js';
 import { openStorage } from '../../../server/set-up.js';
-import type { Environment } from '../../../server/state/model.js';
-import { restoreState } from '../../../server/state/snapshot.js';
-import { USAGE_LIMITS } from '../../../server/state/usage-model.js';
+import { restoreState } from '../../../server/state/domains.js';
+import type { Environment } from '../../../server/state/kernel/model.js';
+import { USAGE_LIMITS } from '../../../server/state/usage/model.js';
 import {
   freshDatabase,
   KEYS,

@@ -1,11 +1,11 @@
 /**
  * The dashboard's history in words for a rule whose long clause values the server counted
  * (`docs/protocol.md` §12.5): the sample reads with its full count, the counted field by rule and
- * condition. Pure functions of the dashboard (`server/dashboard/ui/targeting`).
+ * condition. Pure functions of the dashboard (`dashboard/targeting`).
  */
 import { describe, expect, it } from 'vitest';
-import { countedChanges, fieldName } from '../../../server/dashboard/ui/targeting/diff.js';
-import { clauseText } from '../../../server/dashboard/ui/targeting/words.js';
+import { countedChanges, fieldName } from '../../../dashboard/targeting/diff.js';
+import { clauseText } from '../../../dashboard/targeting/words.js';
 
 describe('history of long clause values, in words', () => {
   it('a sampled clause says how many values it holds, not how many the sample shows', () => {

@@ -1,12 +1,12 @@
 /**
- * The dashboard's hash routes (server/dashboard/ui/route.ts): what each address opens, and that
+ * The dashboard's hash routes (dashboard/route.ts): what each address opens, and that
  * `envHref` writes addresses `parseHash` reads back, whatever characters a key holds. Among them
  * the new flag page with a key filled in (`#/env/P/E/new-flag/KEY`), which the Usage
  * tab links to for keys SDKs evaluated that are not flags: such a key is whatever the code asked
  * for, so it may hold characters no flag key may (the page says so, next to the field).
  */
 import { describe, expect, it } from 'vitest';
-import { envHref, parseHash } from '../../../server/dashboard/ui/route.js';
+import { envHref, parseHash } from '../../../dashboard/route.js';
 
 const env = { name: 'env', project: 'acme', env: 'production' } as const;
 

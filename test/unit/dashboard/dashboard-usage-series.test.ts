@@ -1,12 +1,12 @@
 /**
- * A flag's usage chart (server/dashboard/ui/usage/series.ts): its series, one per
+ * A flag's usage chart (dashboard/usage/series.ts): its series, one per
  * variant (per variant and reason for rollouts and the caller's default), the caller's default
  * last; past the chart's eight colours, the 7 largest and the rest as one series, so no two
  * series share a colour.
  */
 import { expect, it } from 'vitest';
-import type { UsageSeries } from '../../../server/dashboard/ui/usage/api.js';
-import { chartSeries } from '../../../server/dashboard/ui/usage/series.js';
+import type { UsageSeries } from '../../../dashboard/usage/api.js';
+import { chartSeries } from '../../../dashboard/usage/series.js';
 
 const row = (variant: string | null, reason: string, points: number[]): UsageSeries =>
   ({ variant, value: variant, reason, points }) as UsageSeries;

@@ -1,14 +1,13 @@
 /**
- * The lifecycle ops on memory (`server/state/lifecycle-ops.ts`, `env-names.ts`): a rename and a
+ * The lifecycle ops on memory (`server/state/kernel/ops.ts`, `env-names.ts`): a rename and a
  * deletion give the same state whichever order the stores replay scopes in (the journal in
  * commit order, Postgres the shared scope first), survive a snapshot, are undone whole when a
  * group commit fails (`captureScope`), and a renamed environment's old id is not reused.
  */
 import { describe, expect, it } from 'vitest';
-import { idFor } from '../../../server/state/env-names.js';
-import { MemoryState } from '../../../server/state/model.js';
-import { applyOp, type Op } from '../../../server/state/ops.js';
-import { captureScope, fromSnapshot, toSnapshot } from '../../../server/state/snapshot.js';
+import { applyOp, captureScope, fromSnapshot, type Op, toSnapshot } from '../../../server/state/domains.js';
+import { idFor } from '../../../server/state/kernel/env-names.js';
+import { MemoryState } from '../../../server/state/kernel/model.js';
 
 const envOp = (id: string, epoch = `ep-${id}`): Op => {
   const [project, environment] = id.replace(/#\d+$/, '').split('/') as [string, string];

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { Environment, StoredFlag } from '../../../server/state/model.js';
+import type { Environment, StoredFlag } from '../../../server/state/kernel/model.js';
 import { StreamHub } from '../../../server/stream/hub.js';
 
 /** A response whose peer never reads: every byte written stays buffered. */

@@ -1,0 +1,150 @@
+/**
+ * Renaming and deleting projects and environments (`docs/protocol.md` §10.3).
+ *
+ * - A rename changes an environment's keys, never its identity (`../kernel/env-names.ts`): API keys, open
+ *   SDK and OFREP streams, webhooks and history carry on; only addresses that name it (the admin
+ *   API's paths, the dashboard's links) change, and webhook events carry the new keys. The new
+ *   key must be free (409). Renames are decided under the shared scope's lock, so of two renames
+ *   to one name one wins; a project's rename, with all its environments, is one entry.
+ * - A deletion revokes the environment's keys (which closes every SDK and OFREP stream they
+ *   opened), stops its webhooks (pending deliveries are dropped with it) and removes its flags,
+ *   segments and history; nothing can be written to it afterwards.
+ * - What the config file names, and the default environment of a server started without one,
+ *   are the server's set-up, not the dashboard's: 409 `CONFIG_MANAGED`.
+ */
+import { ApiError } from '../../errors.js';
+import { findByName } from '../kernel/env-names.js';
+import type { Ledger } from '../kernel/ledger.js';
+import type { Environment, MemoryState, StoredProject } from '../kernel/model.js';
+import type { KernelOp } from '../kernel/ops.js';
+import type { AdminService, ProjectView } from './admin-service.js';
+import type { AdminOp } from './ops.js';
+
+const quoted = JSON.stringify;
+
+/** 409 `CONFIG_MANAGED`: what the server's set-up names cannot be renamed or deleted here. */
+function managed(what: string, source: Environment['source']): ApiError {
+  return new ApiError(
+    409,
+    'CONFIG_MANAGED',
+    source === 'config'
+      ? `${what} is named by the config file: rename or remove it there`
+      : `${what} is the server's default set-up (it starts without a config file): it cannot be renamed or deleted`,
+  );
+}
+
+export class LifecycleService {
+  readonly #db: MemoryState;
+  readonly #ledger: Ledger<KernelOp | AdminOp>;
+  readonly #admin: AdminService;
+
+  constructor(db: MemoryState, ledger: Ledger<KernelOp | AdminOp>, admin: AdminService) {
+    this.#db = db;
+    this.#ledger = ledger;
+    this.#admin = admin;
+  }
+
+  /** Renames environment `project/key` to `project/to`; answers it. */
+  async renameEnvironment(project: string, key: string, to: string): Promise<Environment> {
+    const env = this.#changeable(project, key);
+    if (to === key) return env;
+    await this.#ledger.commit('', () => {
+      this.#stillThere(env);
+      this.#refuseTaken(project, to);
+      const { id, epoch } = env;
+      return [{ t: 'env-name', id, epoch, project, environment: to }];
+    });
+    return env;
+  }
+
+  /** Deletes environment `project/key`, revoking its keys (`ServedEnvironments`). */
+  async deleteEnvironment(project: string, key: string): Promise<void> {
+    const env = this.#changeable(project, key);
+    await this.#delete(env);
+  }
+
+  /** Renames project `key` and every environment in it to `to`; answers the project. */
+  async renameProject(key: string, to: string): Promise<ProjectView> {
+    const project = this.#changeableProject(key);
+    if (to === key) return project;
+    await this.#ledger.commit('', () => {
+      if (
+        this.#admin.projects().some((p) => p.key === to) ||
+        [...this.#db.values()].some((e) => e.project === to)
+      )
+        throw new ApiError(409, 'CONFLICT', `project ${quoted(to)} already exists`);
+      const record: StoredProject = this.#db.projects.get(key) ?? { key, createdAt: project.createdAt };
+      const ops: Array<KernelOp | AdminOp> = [
+        { t: 'project-del', key },
+        { t: 'project', project: { ...record, key: to } },
+      ];
+      // Kept environments the set-up no longer names go along: they are the project's too.
+      for (const env of this.#db.values())
+        if (env.project === key)
+          ops.push({
+            t: 'env-name',
+            id: env.id,
+            epoch: env.epoch,
+            project: to,
+            environment: env.environment,
+          });
+      return ops;
+    });
+    return this.#admin.projects().find((p) => p.key === to)!;
+  }
+
+  /**
+   * Deletes project `key`: each of its environments (one entry each, as a deletion is its
+   * environment's last), those the store keeps unserved too (so none comes back with the name),
+   * then the project. Should the storage fail part-way, deleting it again finishes the job.
+   */
+  async deleteProject(key: string): Promise<void> {
+    this.#changeableProject(key);
+    for (const env of [...this.#db.values()].filter((e) => e.project === key)) await this.#delete(env);
+    await this.#ledger.commit('', () => (this.#db.projects.has(key) ? [{ t: 'project-del', key }] : []));
+  }
+
+  async #delete(env: Environment): Promise<void> {
+    await this.#ledger.commit(env.id, () =>
+      this.#db.get(env.id) === env ? [{ t: 'env-del', env: env.id }] : [],
+    );
+  }
+
+  /** The served environment `project/key` if the dashboard may rename or delete it. */
+  #changeable(project: string, key: string): Environment {
+    const env = this.#admin.environment(project, key);
+    if (env.source !== 'dashboard') throw managed(`environment ${quoted(`${project}/${key}`)}`, env.source);
+    return env;
+  }
+
+  #changeableProject(key: string): ProjectView {
+    const project = this.#admin.projects().find((p) => p.key === key);
+    if (!project) throw new ApiError(404, 'NOT_FOUND', `project ${quoted(key)} not found`);
+    if (project.source !== 'dashboard') throw managed(`project ${quoted(key)}`, project.source);
+    return project;
+  }
+
+  /** 404 when `env` was deleted meanwhile (through another instance). */
+  #stillThere(env: Environment): void {
+    if (this.#db.get(env.id) !== env)
+      throw new ApiError(
+        404,
+        'NOT_FOUND',
+        `environment ${quoted(`${env.project}/${env.environment}`)} not found`,
+      );
+  }
+
+  /** 409 when an environment of the store is called `project/key` already. */
+  #refuseTaken(project: string, key: string): void {
+    const holder = findByName(this.#db.values(), project, key);
+    if (!holder) return;
+    const name = quoted(`${project}/${key}`);
+    throw new ApiError(
+      409,
+      'CONFLICT',
+      this.#admin.environments.includes(holder)
+        ? `environment ${name} already exists`
+        : `environment ${name} is kept in the store (the config file no longer names it): create it to take it back, or choose another key`,
+    );
+  }
+}

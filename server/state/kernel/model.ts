@@ -1,0 +1,344 @@
+/**
+ * The reference server's in-memory model: what the store persists and the handlers read. The
+ * kernel's: every record memory holds is storage schema, so its shape is here, whichever domain
+ * (`../domains.ts`) writes it through its ops; the domains hold the ops and the rules.
+ */
+import type {
+  JsonValue,
+  Prerequisite,
+  Rule,
+  Segment,
+  Serve,
+  Target,
+} from '../../../src/core/targeting/types.js';
+import type { AnyFlagType, WebhookEventKind } from '../../../src/core/types.js';
+
+/**
+ * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
+ * everything (SDKs that evaluate locally), `client` only evaluates remotely through OFREP (a
+ * browser page in an environment whose rules name people, §12.8).
+ */
+export type Access = 'full' | 'read-only' | 'client';
+
+export interface ApiKeyGrant {
+  key: string;
+  access: Access;
+}
+
+/**
+ * Through which credential a change was made (`docs/protocol.md` §10.3): an API key (by its
+ * hint, never the key), the dashboard, or the config file (a seed flag).
+ */
+export type Actor =
+  | { type: 'api-key'; hint: string; name?: string }
+  | { type: 'dashboard' }
+  | { type: 'config' };
+
+/** An API key created in the dashboard: only its SHA-256 digest is kept. */
+export interface StoredApiKey {
+  /** `key_` + 16 hex characters of the digest. */
+  id: string;
+  name: string | null;
+  access: Access;
+  /** Hex SHA-256 of the key. */
+  digest: string;
+  /** `fw_live_…` + the key's last four characters. */
+  hint: string;
+  createdAt: string;
+}
+
+/** Where a project or environment comes from: the config file, the default set-up, the dashboard. */
+export type Source = 'config' | 'default' | 'dashboard';
+
+export interface StoredProject {
+  key: string;
+  createdAt: string;
+}
+
+/**
+ * One field of a history entry (`docs/protocol.md` §10.3, §12.5): its old and new values whole;
+ * or, for a list of keys (`included`, `excluded`, `targets`) with more than 100 entries on
+ * either side, the keys added and removed, counted, with at most 20 of each shown (a target's
+ * as `{variant, key}`); a rule's long clause values likewise, as `rules[i].clauses[j].values`
+ * (`../flags/history-lists.ts`).
+ */
+export type HistoryChange =
+  | { field: string; from: unknown; to: unknown }
+  | {
+      field: string;
+      added: Array<string | { variant: string; key: string }>;
+      removed: Array<string | { variant: string; key: string }>;
+      addedCount: number;
+      removedCount: number;
+      from?: undefined;
+      to?: undefined;
+    };
+
+/** One committed flag or segment change as the history shows it (`docs/protocol.md` §10.3). */
+export interface HistoryEntry {
+  revision: number;
+  at: string;
+  /** The flag's key; for a segment change, `segment:<key>`. */
+  flag: string;
+  /** `copied`: the flag was copied to another environment (`copiedTo`); nothing changed here. */
+  action: 'created' | 'updated' | 'deleted' | 'copied';
+  changes: HistoryChange[];
+  actor: Actor;
+  /** The change came from copying flags (`docs/protocol.md` §10.3): from `PROJECT/ENVIRONMENT`. */
+  copiedFrom?: string;
+  /** The flag was copied to `PROJECT/ENVIRONMENT`. */
+  copiedTo?: string;
+}
+
+/** A flag as stored: the management fields plus bookkeeping; targeting only where set (§12). */
+export interface StoredFlag {
+  key: string;
+  type: AnyFlagType;
+  enabled: boolean;
+  /** Present on rollout flags only. */
+  percentage?: number;
+  description: string | null;
+  /** On `string`, `number` and `json` flags. */
+  variants?: Record<string, JsonValue>;
+  offVariant?: string;
+  fallthrough?: Serve;
+  targets?: Target[];
+  rules?: Rule[];
+  prerequisites?: Prerequisite[];
+  salt?: string;
+  /** Environment revision of the flag's last change. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A segment as stored (`docs/protocol.md` §12.3): its wire form, with bookkeeping. */
+export interface StoredSegment extends Omit<Segment, 'description' | 'version'> {
+  description: string | null;
+  /** Environment revision of the segment's last change. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredWebhook {
+  id: string;
+  url: string;
+  events: WebhookEventKind[];
+  secret: string;
+  /** After a rotation: the secret that keeps signing until `previousSecretExpiresAt` (epoch ms). */
+  previousSecret?: string;
+  previousSecretExpiresAt?: number;
+  active: boolean;
+  createdAt: string;
+}
+
+/** What a webhook request is about (`docs/protocol.md` §8). */
+export type WebhookEventType =
+  | 'flag.enabled'
+  | 'flag.disabled'
+  | 'flag.updated'
+  | 'segment.updated'
+  | 'webhook.test';
+
+/** The part of a webhook event that is the same on every attempt. */
+export type EventPayload =
+  | {
+      action: 'created' | 'updated' | 'deleted' | 'test';
+      flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
+      previous?: Record<string, unknown>;
+    }
+  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary };
+
+/** A segment in a `segment.updated` event: its key, description and sizes, never its user keys. */
+export interface SegmentSummary {
+  key: string;
+  description: string | null;
+  includedCount: number;
+  excludedCount: number;
+  ruleCount: number;
+}
+
+/** One event to deliver to one webhook, and how its delivery went. */
+export interface StoredDelivery {
+  /** `dlv_` + random. */
+  id: string;
+  webhookId: string;
+  /** `evt_` + random: the same on every attempt and redelivery; receivers dedupe on it. */
+  eventId: string;
+  type: WebhookEventType;
+  /** ISO time of the change. */
+  createdAt: string;
+  data: EventPayload;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Attempts made so far. */
+  attempts: number;
+  lastStatusCode?: number;
+  lastError?: string;
+  /** Epoch ms of the next attempt, while pending. */
+  nextAttemptAt?: number;
+  updatedAt: string;
+  /** Each attempt made, oldest first (`docs/protocol.md` §8.3); absent before the first. */
+  log?: AttemptRecord[];
+}
+
+/** One attempt at a delivery: when, how long, and what came back. */
+export interface AttemptRecord {
+  attempt: number;
+  /** `delivery.sentAt` of the attempt's body, unix seconds. */
+  sentAt: number;
+  durationMs: number;
+  statusCode?: number;
+  error?: string;
+  /** The first KiB of the answer's body, as UTF-8 text. */
+  response?: string;
+  /**
+   * The project and environment keys the body carried (a rename changes them for later
+   * attempts); absent in records made before they were kept: the environment's current keys.
+   */
+  names?: { project: string; environment: string };
+}
+
+/** One environment of one project: the unit every API key is bound to. */
+export interface Environment {
+  /**
+   * Internal and immutable: the storage scope and stream key. `<project>/<environment>` as first
+   * created (`#2`, `#3`... when that id was taken); a rename changes `project` and `environment`
+   * only (`env-names.ts`).
+   */
+  id: string;
+  project: string;
+  environment: string;
+  /** Random id of this environment's history; changes only if the store is wiped. */
+  epoch: string;
+  /** Incremented by every committed flag change. */
+  revision: number;
+  flags: Map<string, StoredFlag>;
+  segments: Map<string, StoredSegment>;
+  webhooks: Map<string, StoredWebhook>;
+  /** Webhook deliveries, pending and recent, by id. */
+  deliveries: Map<string, StoredDelivery>;
+  /** Keys the server generated for this environment (the default project); config keys are not stored. */
+  generatedKeys: ApiKeyGrant[];
+  /** Where the environment comes from; `default` for one stored before this was recorded. */
+  source: Source;
+  createdAt: string;
+  /** Keys created in the dashboard (digests only). */
+  apiKeys: StoredApiKey[];
+  /** Committed flag changes, oldest first, at most the server's `historyLimit`. */
+  history: HistoryEntry[];
+  /** What SDKs reported evaluating (`docs/protocol.md` §13.4); absent until the first report or mark. */
+  usage?: EnvUsage;
+  /**
+   * Why this environment could not be restored at start-up (`damaged.ts`, `docs/protocol.md`
+   * §7.3): set only on the stand-in that keeps its keys answering `503`; never in `MemoryState`.
+   */
+  damaged?: string;
+}
+
+/** The keys of a renamed environment, for the environment of that id and epoch only. */
+export interface EnvName {
+  epoch: string;
+  project: string;
+  environment: string;
+}
+
+/** What memory keeps of ended dashboard sessions (`../admin/sessions.ts`), with what spans environments. */
+export interface EndedSessions {
+  /** Ended session ids, with their expiry (epoch seconds). */
+  ids: Map<string, number>;
+  /** Every session expiring before this (epoch seconds) is ended; 0 when none. */
+  endedBefore: number;
+}
+
+/**
+ * The server's state in memory, which it answers from: every environment by id, plus what spans
+ * them (projects made in the dashboard, the admin token). It changes only through committed
+ * entries (`applier.ts`).
+ */
+export class MemoryState extends Map<string, Environment> {
+  /** Projects created in the dashboard (config and default projects exist through their environments). */
+  readonly projects = new Map<string, StoredProject>();
+  /** Environments renamed, by id: their keys now (`env-names.ts`); kept with the projects. */
+  readonly names = new Map<string, EnvName>();
+  /** The admin token the server generated on its first start, if it did. */
+  adminToken: string | undefined;
+  /** The secret that signs OFREP stream tokens (`docs/protocol.md` §11.4), made on first start. */
+  streamSecret: string | undefined;
+  /** Dashboard sessions ended on the server (`../admin/sessions.ts`), kept until their own expiry. */
+  readonly endedSessions: EndedSessions = { ids: new Map(), endedBefore: 0 };
+  /** How many history entries an environment keeps. */
+  historyLimit = 10_000;
+  /** How many bytes of JSON an environment's history entries may take (`../flags/history.ts`). */
+  historyBytes = 16 * 1024 * 1024;
+  /**
+   * Environments whose stored data could not be restored at start-up, by id (`damaged.ts`):
+   * stand-ins out of the map, so nothing serves or snapshots them; their stored data is kept.
+   */
+  readonly damaged = new Map<string, Environment>();
+}
+
+/** A stale mark (`docs/protocol.md` §13.7): never stale, or hidden until a time. */
+export interface UsageMark {
+  permanent: boolean;
+  /** Epoch milliseconds, or `null`. */
+  snoozedUntil: number | null;
+}
+
+/** A client that reported (`docs/protocol.md` §13.4). */
+export interface ClientRecord {
+  instance: string;
+  sdk: string;
+  sdkVersion: string;
+  runtime: string;
+  app: string | null;
+  appVersion: string | null;
+  eventId: string | null;
+  state: string | null;
+  firstSeen: number;
+  lastSeen: number;
+}
+
+/**
+ * What an environment keeps of its usage (`docs/protocol.md` §13.4; the usage domain's ops write
+ * it, `../usage/`). Maps keep an order every instance shares (insertion order, the commit
+ * order), so that a cap drops the same entries everywhere.
+ */
+export interface EnvUsage {
+  /**
+   * The environment's usage clock: the newest commit time believed (§13.4). Every age is measured
+   * against it. A commit time more than `USAGE_LIMITS.skewMs` after it is believed only once
+   * reports keep coming at that time for `USAGE_LIMITS.confirmMs` (`ahead`).
+   */
+  clock: number;
+  /** The commit time of the first report past the clock not yet believed; 0 when none. */
+  ahead: number;
+  /** The last hour (`floor(ms / HOUR)`) old rows were pruned at. */
+  prunedAt: number;
+  /** Per UTC hour index, row key (`rowKey`) → count. */
+  hours: Map<number, Map<string, number>>;
+  /** Per UTC day index, row key → count: hours older than their retention, added up. */
+  days: Map<number, Map<string, number>>;
+  /** Per flag key, the commit time of the newest report that counted it. */
+  last: Map<string, number>;
+  /**
+   * Keys evaluated that are no flag of the environment, least recently reported first; `ofrep`
+   * when only OFREP reported the key (a budget of its own, §13.4).
+   */
+  unknown: Map<string, UnknownKey>;
+  /** Clients by instance id, least recently seen first. */
+  clients: Map<string, ClientRecord>;
+  /** Report ids counted, with their commit time, oldest first. */
+  ids: Map<string, number>;
+  marks: Map<string, UsageMark>;
+  /** Evaluations a cap kept out of the rows (§13.4): counted, never stored. */
+  dropped: number;
+  /** Evaluations of unknown keys not kept: not flag keys, or past what a report lists. */
+  unknownDropped: number;
+}
+
+export interface UnknownKey {
+  count: number;
+  last: number;
+  ofrep?: true;
+}
