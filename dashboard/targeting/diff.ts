@@ -6,26 +6,15 @@
  * segment list, prerequisites, variants, serves. The review before saving and the history page
  * both say changes with it, never as a JSON blob.
  */
+import { sameJson } from '../../src/core/canonical-json.js';
 import type { Clause, Prerequisite, Rule, Serve, Target } from '../../src/core/targeting/types.js';
 import type { HistoryChange } from '../types.js';
 import { anyOf, conditionText, ruleText, serveText, valueText } from './words.js';
 
 type SegmentRule = { clauses: Clause[] };
 
-/** JSON with object keys sorted: the server may order a clause's fields otherwise than the page. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null)
-    return `{${Object.keys(value)
-      .sort()
-      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** Whether two values are the same JSON, whatever the order of their objects' keys. */
-export const same = (a: unknown, b: unknown): boolean => a === b || canonical(a) === canonical(b);
+/** Whether two values are the same JSON, whatever the order of their objects' keys (the server may order a clause's fields otherwise than the page). */
+export const same = sameJson;
 const asList = <T>(v: unknown): T[] => (Array.isArray(v) ? (v as T[]) : []);
 
 /**

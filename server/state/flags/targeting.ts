@@ -105,6 +105,5 @@ export const CHANGEABLE_FIELDS = [
   ...TARGETING_FIELDS.slice(1),
 ] as const;
 
-/** The same value, as JSON: whether a patch changed a targeting field. */
-export const sameJson = (a: unknown, b: unknown): boolean =>
-  a === b || JSON.stringify(a) === JSON.stringify(b);
+/** Whether a patch changed a targeting field: the same JSON, whatever the order of its keys. */
+export { sameJson } from '../../../src/core/canonical-json.js';
