@@ -4,6 +4,7 @@
  * flag change (`../kernel/ledger.ts`), so each is durable before it is answered. Flags and
  * webhooks are not here: the dashboard changes them through their domains' services, like `/api/v1`.
  */
+import type { ApiKeyView } from '../../../src/core/admin-wire.js';
 import { ApiError } from '../../errors.js';
 import { damagedNamed } from '../kernel/damaged.js';
 import { findByName, idFor, isNamed } from '../kernel/env-names.js';
@@ -11,20 +12,12 @@ import { newApiKey, newEpoch, randomBase62 } from '../kernel/ids.js';
 import type { Ledger } from '../kernel/ledger.js';
 import type { Access, Environment, MemoryState, StoredApiKey, StoredProject } from '../kernel/model.js';
 import type { BaseOp, KernelOp } from '../kernel/ops.js';
-import { type Grant, type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
+import { type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
 import type { AdminOp } from './ops.js';
 import { type AdminServiceEvents, ServedEnvironments } from './served-environments.js';
 
-/** An API key as the dashboard lists it (never its value). */
-export interface KeyView {
-  id: string;
-  name: string | null;
-  access: Access;
-  hint: string;
-  source: Grant['source'];
-  createdAt: string | null;
-  revocable: boolean;
-}
+/** An API key as the dashboard lists it (never its value): the admin API's shape. */
+export type KeyView = ApiKeyView;
 
 export interface ProjectView extends StoredProject {
   source: Environment['source'];

@@ -4,6 +4,13 @@
  * (`../domains.ts`) writes it through its ops; the domains hold the ops and the rules.
  */
 import type {
+  EnvSource,
+  KeyAccess,
+  Actor as WireActor,
+  HistoryChange as WireHistoryChange,
+  HistoryEntry as WireHistoryEntry,
+} from '../../../src/core/admin-wire.js';
+import type {
   JsonValue,
   Prerequisite,
   Rule,
@@ -18,7 +25,7 @@ import type { AnyFlagType, WebhookEventKind } from '../../../src/core/types.js';
  * everything (SDKs that evaluate locally), `client` only evaluates remotely through OFREP (a
  * browser page in an environment whose rules name people, §12.8).
  */
-export type Access = 'full' | 'read-only' | 'client';
+export type Access = KeyAccess;
 
 export interface ApiKeyGrant {
   key: string;
@@ -29,10 +36,7 @@ export interface ApiKeyGrant {
  * Through which credential a change was made (`docs/protocol.md` §10.3): an API key (by its
  * hint, never the key), the dashboard, or the config file (a seed flag).
  */
-export type Actor =
-  | { type: 'api-key'; hint: string; name?: string }
-  | { type: 'dashboard' }
-  | { type: 'config' };
+export type Actor = WireActor;
 
 /** An API key created in the dashboard: only its SHA-256 digest is kept. */
 export interface StoredApiKey {
@@ -48,7 +52,7 @@ export interface StoredApiKey {
 }
 
 /** Where a project or environment comes from: the config file, the default set-up, the dashboard. */
-export type Source = 'config' | 'default' | 'dashboard';
+export type Source = EnvSource;
 
 export interface StoredProject {
   key: string;
@@ -62,33 +66,10 @@ export interface StoredProject {
  * as `{variant, key}`); a rule's long clause values likewise, as `rules[i].clauses[j].values`
  * (`../flags/history-lists.ts`).
  */
-export type HistoryChange =
-  | { field: string; from: unknown; to: unknown }
-  | {
-      field: string;
-      added: Array<string | { variant: string; key: string }>;
-      removed: Array<string | { variant: string; key: string }>;
-      addedCount: number;
-      removedCount: number;
-      from?: undefined;
-      to?: undefined;
-    };
+export type HistoryChange = WireHistoryChange;
 
 /** One committed flag or segment change as the history shows it (`docs/protocol.md` §10.3). */
-export interface HistoryEntry {
-  revision: number;
-  at: string;
-  /** The flag's key; for a segment change, `segment:<key>`. */
-  flag: string;
-  /** `copied`: the flag was copied to another environment (`copiedTo`); nothing changed here. */
-  action: 'created' | 'updated' | 'deleted' | 'copied';
-  changes: HistoryChange[];
-  actor: Actor;
-  /** The change came from copying flags (`docs/protocol.md` §10.3): from `PROJECT/ENVIRONMENT`. */
-  copiedFrom?: string;
-  /** The flag was copied to `PROJECT/ENVIRONMENT`. */
-  copiedTo?: string;
-}
+export type HistoryEntry = WireHistoryEntry;
 
 /** A flag as stored: the management fields plus bookkeeping; targeting only where set (§12). */
 export interface StoredFlag {
