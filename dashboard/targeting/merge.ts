@@ -1,5 +1,5 @@
 /**
- * An edit merged with a change saved elsewhere meanwhile (issue 32), field by field against the
+ * An edit merged with a change saved elsewhere meanwhile, field by field against the
  * version the edit began from (`base`): a field only they changed is theirs, one only you
  * changed is yours, one both changed to different values is chosen: theirs, yours, or for a
  * list of keys (a flag's targets, a segment's included and excluded users) both combined, each
