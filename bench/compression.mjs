@@ -1,29 +1,14 @@
 /**
- * Benchmark: compressed `GET /sdk/flags` (`docs/protocol.md` §5.2), 100 and 10,000 flags
- * (`appFlags`) on one in-memory server: body bytes and req/s (`loadRounds`) of `gzip` and `br`
- * against identity (no `Accept-Encoding`), each compressed body checked to decode to the identity
- * body; on 10,000 flags, the first `br`/`gzip` request of a new revision (after a PATCH and the
- * identity GET that builds its body) next to the cached one, and an SDK client's time to `ready()`
- * (`stream: false`) with Node's `fetch` (gzip) against `accept-encoding: identity`, alternating.
+ * Benchmark `compression` (bench/README.md): `GET /sdk/flags` in gzip and br against identity; the
+ * first compressed request of a revision; an SDK's `ready()` with Node's `fetch` against identity.
  */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { patchFlag } from './lib/child.mjs';
-import {
-  appFlags,
-  benchConfig,
-  dist,
-  fmt,
-  httpGet,
-  loadRounds,
-  loadSettings,
-  median,
-  startServer,
-  sum,
-  table,
-} from './lib/util.mjs';
+import * as u from './lib/util.mjs';
 
+const { fmt, median } = u;
 const SIZES = [100, 10_000];
 const ENCODINGS = [
   { id: 'identity', decode: (bytes) => bytes },
@@ -31,15 +16,18 @@ const ENCODINGS = [
   { id: 'br', header: 'br', decode: brotliDecompressSync },
 ];
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const LOAD_HEAD = 'body bytes|vs identity|req/s|vs identity (median of rounds)|p99|server CPU/req';
+const LATENCY_HEAD = 'runs|time (median)|next (cached)|identity GET before it|vs identity';
 
-/** GET `/sdk/flags` in `encoding` (body bytes as sent); throws unless it is a 200 in that encoding that decodes to `identity`. */
-const headersOf = (key, encoding) => ({
+const headersOf = (key, { header }) => ({
   authorization: `Bearer ${key}`,
-  ...(encoding.header && { 'accept-encoding': encoding.header }),
+  ...(header && { 'accept-encoding': header }),
 });
 
+/** GET `/sdk/flags` in `encoding` (bytes as sent), checked: a 200 in it, decoding to `identity`. */
 async function get(server, key, encoding, identity) {
-  const res = await httpGet(`${server.url}/sdk/flags`, headersOf(key, encoding), agent);
+  const headers = headersOf(key, encoding);
+  const res = await u.httpJson('GET', `${server.url}/sdk/flags`, undefined, undefined, { headers, agent });
   const sent = res.headers['content-encoding'];
   if (res.status !== 200 || sent !== encoding.header)
     throw new Error(`GET /sdk/flags (${encoding.id}): ${res.status}, content-encoding ${sent}`);
@@ -48,20 +36,21 @@ async function get(server, key, encoding, identity) {
   return { body: res.body, etag: res.headers.etag, ms: res.ms };
 }
 
+/** An SDK client's time to `ready()`, with Node's `fetch` as it is against `accept-encoding: identity`. */
 async function sdkReady(server, key, flags, runs) {
-  const { createClient } = await import(dist().url('index.node.js'));
-  const baseUrl = `${server.url}/api/v1`;
+  const { createClient } = await import(u.dist().url('index.node.js'));
   const once = async (identity) => {
     let encoding;
     const fetchAs = async (input, init = {}) => {
       const headers = new Headers(init.headers);
       if (identity) headers.set('accept-encoding', 'identity');
       const res = await fetch(input, { ...init, headers });
-      encoding = res.headers.get('content-encoding') ?? 'identity';
+      if (String(input).includes('/sdk/flags')) encoding = res.headers.get('content-encoding') ?? 'identity';
       return res;
     };
     const t0 = performance.now();
-    const client = createClient({ baseUrl, apiKey: key, stream: false, logger: false, fetch: fetchAs });
+    const options = { baseUrl: `${server.url}/api/v1`, apiKey: key, stream: false, logger: false };
+    const client = createClient({ ...options, fetch: fetchAs });
     await client.ready({ timeoutMs: 30_000 });
     const ms = performance.now() - t0;
     const count = Object.keys(client.allFlags()).length;
@@ -85,12 +74,11 @@ async function sdkReady(server, key, flags, runs) {
 }
 
 export async function run({ log }) {
-  const s = { ...loadSettings(), readyRuns: 5 };
-  const envs = Object.fromEntries(SIZES.map((n) => [`flags-${n}`, appFlags(n)]));
-  const { keys, config } = benchConfig(envs);
+  const s = { ...u.loadSettings(), readyRuns: 5 };
   const t0 = performance.now();
-  const server = await startServer({ memory: true, config }, 'compression');
-  log(`  server up with ${fmt.int(sum(SIZES))} seed flags in ${fmt.ms(performance.now() - t0, 0)}`);
+  const envs = Object.fromEntries(SIZES.map((n) => [`flags-${n}`, u.appFlags(n)]));
+  const { keys, server } = await u.memoryServer('compression', envs);
+  log(`  server up with ${fmt.int(u.sum(SIZES))} seed flags in ${fmt.ms(performance.now() - t0, 0)}`);
   const result = { settings: s };
   const rows = [];
   for (const n of SIZES) {
@@ -100,34 +88,25 @@ export async function run({ log }) {
     if (count !== n) throw new Error(`expected ${n} flags in the body, got ${count}`);
     const bytes = {};
     for (const e of ENCODINGS) bytes[e.id] = (await get(server, key, e, identity)).body.length;
-    const cases = ENCODINGS.map((e) => ({
-      id: e.id,
-      target: server,
-      config: async () => ({ path: '/sdk/flags', headers: headersOf(key, e) }),
-    }));
-    const figures = await loadRounds(cases, s, log, `${fmt.int(n)} flags`);
-    result[`flags${n}`] = Object.fromEntries(
-      ENCODINGS.map(({ id }) => [id, { bodyBytes: bytes[id], ...figures[id] }]),
-    );
+    const config = (e) => async () => ({ path: '/sdk/flags', headers: headersOf(key, e) });
+    const cases = ENCODINGS.map((e) => ({ id: e.id, target: server, config: config(e) }));
+    const figures = await u.loadRounds(cases, s, log, `${fmt.int(n)} flags`);
+    result[`flags${n}`] = {};
     for (const { id } of ENCODINGS) {
-      const base = id === 'identity';
-      const f = figures[id];
-      rows.push([
-        `${fmt.int(n)} flags, ${base ? 'no Accept-Encoding (identity)' : `Accept-Encoding: ${id}`}`,
-        fmt.int(bytes[id]),
-        base ? '(baseline)' : fmt.pct(bytes[id] / bytes.identity),
-        fmt.int(f.rps),
-        base ? '(baseline)' : fmt.x(f.ratio, 1),
-        fmt.ms(f.p99Ms, 0),
-        fmt.us(f.cpuUsPerRequest),
-      ]);
+      const [f, base] = [figures[id], id === 'identity'];
+      result[`flags${n}`][id] = { bodyBytes: bytes[id], ...f };
+      const label = base ? 'no Accept-Encoding (identity)' : `Accept-Encoding: ${id}`;
+      const vs = (x) => (base ? '(baseline)' : x);
+      const [size, rate] = [vs(fmt.pct(bytes[id] / bytes.identity)), vs(fmt.x(f.ratio, 1))];
+      const load = [fmt.int(f.rps), rate, fmt.ms(f.p99Ms, 0), fmt.us(f.cpuUsPerRequest)];
+      rows.push([`${fmt.int(n)} flags, ${label}`, fmt.int(bytes[id]), size, ...load]);
     }
   }
 
-  // The first compressed request of a new revision, on the largest environment.
+  // The first compressed request of a new revision (after a PATCH and the identity GET that builds its body).
   const n = SIZES.at(-1);
   const { full, read } = keys[`flags-${n}`];
-  const flag = appFlags(1)[0];
+  const flag = u.appFlags(1)[0];
   let enabled = flag.enabled;
   const first = { br: [], gzip: [] };
   for (let i = 0; i < s.rounds; i++)
@@ -142,9 +121,7 @@ export async function run({ log }) {
   result.firstRequest = {};
   const latency = [];
   for (const [id, list] of Object.entries(first)) {
-    const m = Object.fromEntries(
-      ['firstMs', 'cachedMs', 'identityMs'].map((k) => [k, median(list.map((x) => x[k]))]),
-    );
+    const m = u.medians(['firstMs', 'cachedMs', 'identityMs'], list);
     result.firstRequest[id] = { samples: list, ...m };
     const times = [m.firstMs, m.cachedMs, m.identityMs].map((v) => fmt.ms(v));
     latency.push([`first ${id} request of a new revision`, list.length, ...times, '']);
@@ -157,14 +134,8 @@ export async function run({ log }) {
     sdkRow('fetch with accept-encoding: identity', ready.identityMs, '(baseline)'),
   );
   const text = [
-    table(
-      'compression: GET /sdk/flags|body bytes|vs identity|req/s|vs identity (median of rounds)|p99|server CPU/req',
-      rows,
-    ),
-    table(
-      `compression: ${fmt.int(n)} flags, no load|runs|time (median)|next (cached)|identity GET before it|vs identity`,
-      latency,
-    ),
+    u.table(`compression: GET /sdk/flags|${LOAD_HEAD}`, rows),
+    u.table(`compression: ${fmt.int(n)} flags, no load|${LATENCY_HEAD}`, latency),
   ].join('\n\n');
   return { result, text };
 }

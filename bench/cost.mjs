@@ -1,107 +1,49 @@
 /**
- * Benchmark: the cost model (`docs/protocol.md` §12.10, issue 32). The server refuses a flag
- * whose evaluation would cost more than 10,000 units (meant as about 50 us) or whose
- * prerequisites nest deeper than 5; this measures what the costliest flags it admits take:
- *
- * 1. In the SDK: near-budget flags of several shapes (`lib/cost-shapes.mjs`), each grown through
- *    the management API of a reference server of the build (its own process) until the server
- *    refuses it (400), the largest admitted kept; read back (`GET /api/v1/flags`, `/segments`)
- *    and evaluated by the built test kit (`createTestClient`, `lib/cost-child.mjs`) for realistic
- *    users that match no rule: CPU ns per evaluation, as a ratio to a plain 50 % rollout measured
- *    alternately (the baseline). Goal: the costliest <= 50 us.
- * 2. Through OFREP, one flag: the costliest shape against the plain rollout, time per request.
- * 3. Bulk OFREP on an environment of 100 near-budget flags (a mix of the shapes): a context at
- *    the bounds of `CONTEXT_BOUNDS`, scalars and arrays, against the small context (baseline);
- *    the same bounded context on 100 plain flags for the context's own cost. Goal: <= 50 ms.
- * 4. Heap after GC of a server holding one environment with a segment of 50,000 keys of 40
- *    characters and 100 near-budget flags, against a server with an empty environment.
- *
- * Run: `node bench/run.mjs cost` (FLAGWIRE_DIST for another build) or `node bench/cost.mjs`.
- * Settings: FLAGWIRE_BENCH_COST_ROUNDS (5), _PASSES (3 per side per round), _PASS_MS (50),
- * _USERS (1000), _OFREP_ROUNDS (10 of 20 requests per side), _BULK_SECONDS (40: the bulk part's
- * time, split over its contexts; at least 3 answers each, but one when that one took over 5 s).
+ * Benchmark `cost` (bench/README.md): the costliest flag of each shape the cost model admits, in the
+ * SDK against a plain rollout; the costliest through OFREP; bulk OFREP at the context bounds; memory.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { request } from './lib/child.mjs';
 import { boundsContext, ROLLOUT, SHAPES, smallContext } from './lib/cost-shapes.mjs';
-import {
-  appFlags,
-  BENCH_DIR,
-  benchConfig,
-  cleanUp,
-  cpuMs,
-  dist,
-  fmt,
-  knob,
-  median,
-  percentile,
-  runJson,
-  startServer,
-  table,
-  tempDir,
-  verdict,
-} from './lib/util.mjs';
+import * as u from './lib/util.mjs';
 
-const CHILD = join(BENCH_DIR, 'lib', 'cost-child.mjs');
-/** The issue's goals. */
+const { fmt, median, verdict } = u;
 const TARGET_EVAL_NS = 50_000;
 const TARGET_BULK_MS = 50;
 /** The model's budget, and what a unit is meant to take. */
 const BUDGET_UNITS = 10_000;
 const NS_PER_UNIT = 5;
-/** Near-budget flags in the bulk environment (`FLAGWIRE_BENCH_COST_BULK_FLAGS`; 500 is an environment at its cost budget). */
-const BULK_FLAGS = knob('FLAGWIRE_BENCH_COST_BULK_FLAGS', 100);
+/** Near-budget flags in the bulk environment (`FLAGWIRE_BENCH_COST_BULK_FLAGS`; 500: at its budget). */
+const BULK_FLAGS = u.knob('FLAGWIRE_BENCH_COST_BULK_FLAGS', 100);
 const SEGMENT_KEYS = 50_000;
 /** A bulk answer slower than this is taken once (its warm-up). */
 const LONG_MS = 5000;
+const BULK = '/ofrep/v1/evaluate/flags';
+const SHAPES_HEAD =
+  'cost: costliest admitted flag per shape, SDK|admitted|units (n+1 refused at)|CPU/eval|x plain rollout|x 5 ns/unit|<= 50 us';
+const BULK_HEAD = 'body|answers|median|server CPU|x small|left by the 200 ms budget';
 
-// ---------------------------------------------------------------- the management API
+const api = (url, key, method, path, body) => u.httpJson(method, `${url}/api/v1${path}`, key, body);
+const ofrep = (url, key, path, context) => u.httpJson('POST', `${url}${path}`, key, { context });
 
-async function api(url, key, method, path, body) {
-  const res = await fetch(`${url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {}
-  return { status: res.status, json, bytes: Buffer.byteLength(text) };
-}
-
-/** Creates what `build` answered, in order; stops at the first refusal. */
-async function createAll(url, key, built, { enable = false } = {}) {
+/** Creates what a shape's `build` answered, in order (flags enabled if asked); stops at a refusal. */
+async function createAll(url, key, built, enable = false) {
   const created = [];
-  const steps = [
-    ...built.segments.map((body) => ['segments', body]),
-    ...built.flags.map((body) => ['flags', body]),
-  ];
+  const steps = [...built.segments.map((b) => ['segments', b]), ...built.flags.map((b) => ['flags', b])];
   for (const [kind, body] of steps) {
     const r = await api(url, key, 'POST', `/${kind}`, body);
     if (r.status !== 201) return { ok: false, status: r.status, message: r.json?.message ?? '', created };
     created.push([kind, body.key]);
   }
-  if (enable)
-    for (const f of built.flags) {
-      const r = await api(url, key, 'PATCH', `/flags/${encodeURIComponent(f.key)}`, { enabled: true });
-      if (r.status !== 200) throw new Error(`enabling ${f.key}: ${r.status} ${r.json?.message}`);
-    }
-  return { ok: true, created };
-}
-
-/** Deletes what `createAll` created, dependents first. */
-async function removeAll(url, key, created) {
-  for (const [kind, k] of [...created].reverse()) {
-    const r = await api(url, key, 'DELETE', `/${kind}/${encodeURIComponent(k)}`);
-    if (r.status !== 204) throw new Error(`DELETE ${kind}/${k}: ${r.status} ${r.json?.message}`);
+  for (const f of enable ? built.flags : []) {
+    const r = await api(url, key, 'PATCH', `/flags/${encodeURIComponent(f.key)}`, { enabled: true });
+    if (r.status !== 200) throw new Error(`enabling ${f.key}: ${r.status} ${r.json?.message}`);
   }
+  return { ok: true, created };
 }
 
 const unitsOf = (message) => {
@@ -111,26 +53,27 @@ const unitsOf = (message) => {
 
 /**
  * The largest size of `shape` the server admits: doubled from 8 until refused (or the structure's
- * limit), then halved. The refusal of the next size up (and the one after: the cost per step) is
- * kept, so the admitted flag's cost is known and the cost check is seen to be what refused it.
+ * limit), then halved. The refusals of the next size up and the one after give the admitted
+ * flag's cost (and show it was the cost check that refused).
  */
-async function search(url, key, shape, log) {
+async function search({ server: { url }, keys }, shape, log) {
+  const key = keys.search.full;
   let probes = 0;
   const probe = async (n) => {
     probes++;
     const got = await createAll(url, key, shape.build(n, `probe.${shape.id}.${n}`));
-    await removeAll(url, key, got.created);
+    for (const [kind, k] of [...got.created].reverse()) {
+      const r = await api(url, key, 'DELETE', `/${kind}/${encodeURIComponent(k)}`);
+      if (r.status !== 204) throw new Error(`DELETE ${kind}/${k}: ${r.status} ${r.json?.message}`);
+    }
     return got;
   };
-  let lo = 0;
-  let hi;
-  let refusal;
+  let [lo, hi, refusal] = [0];
   for (let n = 8; hi === undefined; n = Math.min(n * 2, shape.max)) {
     const p = await probe(n);
-    if (p.ok) {
-      lo = n;
-      if (n === shape.max) break;
-    } else [hi, refusal] = [n, p];
+    if (!p.ok) [hi, refusal] = [n, p];
+    else lo = n;
+    if (lo === shape.max) break;
   }
   while (hi !== undefined && hi - lo > 1) {
     const mid = Math.floor((lo + hi) / 2);
@@ -154,102 +97,70 @@ async function search(url, key, shape, log) {
       unitsPerStep: step,
     });
   }
-  log(
-    `  ${shape.id}: n = ${fmt.int(lo)} admitted (${out.limitedBy}; n + 1 ${fmt.int(out.refusedUnits)} units, ${probes} probes)`,
-  );
+  const info = `${out.limitedBy}; n + 1 ${fmt.int(out.refusedUnits)} units, ${probes} probes`;
+  log(`  ${shape.id}: n = ${fmt.int(lo)} admitted (${info})`);
   return out;
 }
 
-// ---------------------------------------------------------------- OFREP
-
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-
-async function ofrep(url, key, path, context) {
-  const res = await fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ context }),
-  });
-  return { status: res.status, json: await res.json().catch(() => undefined) };
+/** One timed OFREP POST over the one keep-alive connection: ms from sending to the end of the answer. */
+async function timedPost(server, c, timeoutMs) {
+  const url = `${server.url}${c.path}`;
+  const r = await request('POST', url, c.key, { context: c.context }, { agent, timeoutMs });
+  if (r.status !== 200) throw new Error(`${c.id}: ${r.status}`);
+  return r.ms;
 }
 
 /**
- * Timed requests, each a POST of `body` to `path`, `rounds` rounds alternating the cases (the
- * order turning each round), each case `per` requests a round: median and p90 ms (send to end),
- * the server's CPU per request.
+ * `rounds` rounds alternating the cases (the order turning), `per` requests of each a round, after
+ * `warmup` each: median and p90 ms (send to end), the server's CPU per request.
  */
-async function timedRounds(server, key, cases, { rounds, per, warmup }) {
+async function timedRounds(server, cases, { rounds, per, warmup }) {
   const times = new Map(cases.map((c) => [c.id, []]));
   const cpu = new Map(cases.map((c) => [c.id, []]));
-  const once = (c) => request('POST', `${server.url}${c.path}`, key, c.body, { agent, timeoutMs: 120_000 });
-  for (const c of cases)
-    for (let i = 0; i < warmup; i++) {
-      const r = await once(c);
-      if (r.status !== 200) throw new Error(`${c.id}: ${r.status}`);
-    }
+  for (const c of cases) for (let i = 0; i < warmup; i++) await timedPost(server, c, 120_000);
   for (let round = 0; round < rounds; round++)
-    for (let k = 0; k < cases.length; k++) {
-      const c = cases[(k + round) % cases.length];
-      const before = await server.cpu();
-      for (let i = 0; i < per; i++) {
-        const r = await once(c);
-        if (r.status !== 200) throw new Error(`${c.id}: ${r.status}`);
-        times.get(c.id).push(r.ms);
-      }
-      cpu.get(c.id).push(cpuMs(before, await server.cpu()) / per);
+    for (const c of u.rotated(cases, round)) {
+      const meter = await u.cpuMeter([server]);
+      for (let i = 0; i < per; i++) times.get(c.id).push(await timedPost(server, c, 120_000));
+      cpu.get(c.id).push((await meter())[0] / per);
     }
-  return Object.fromEntries(
-    cases.map((c) => {
-      const t = times.get(c.id);
-      return [
-        c.id,
-        { n: t.length, medianMs: median(t), p90Ms: percentile(t, 90), cpuMs: median(cpu.get(c.id)) },
-      ];
-    }),
-  );
+  const of = (t, c) => ({ n: t.length, medianMs: median(t), p90Ms: u.percentile(t, 90), cpuMs: median(c) });
+  return Object.fromEntries(cases.map(({ id }) => [id, of(times.get(id), cpu.get(id))]));
 }
 
 /** A flag the bulk request's budget left unevaluated (protocol §11.3). */
 const notEvaluated = (f) => f.errorCode === 'GENERAL' && /^not evaluated:/.test(f.errorDetails ?? '');
 
-/**
- * Checks a bulk answer: every flag there, none failed but those the budget left unevaluated,
- * each `value` as `want` says (`undefined`: any); answers how many the budget left.
- */
+/** Checks a bulk answer: every flag there, none failed but those left unevaluated, each `value` `want`. */
 function checkBulk(label, r, count, want) {
   const flags = r.json?.flags ?? [];
   if (r.status !== 200 || flags.length !== count)
     throw new Error(
-      `${label}: ${r.status}, ${flags.length} flags (want ${count}): ${JSON.stringify(r.json)?.slice(0, 300)}`,
+      `${label}: ${r.status}, ${flags.length} flags (want ${count}): ${String(r.body).slice(0, 300)}`,
     );
-  const bad = flags.find(
-    (f) => !notEvaluated(f) && (f.errorCode || (want !== undefined && f.value !== want)),
-  );
+  const bad = flags.find((f) => !notEvaluated(f) && (f.errorCode || (want && f.value !== want)));
   if (bad) throw new Error(`${label}: ${JSON.stringify(bad)}`);
   return flags.filter(notEvaluated).length;
 }
 
-/** The environment of `BULK_FLAGS` near-budget flags: one prerequisite graph (15 flags), the rest cycling the other shapes. */
-async function fillEnvironment(url, key, sizes, prefix, { segmentKeys } = {}) {
+/** `BULK_FLAGS` near-budget flags: one prerequisite graph (15 flags), the rest cycling the other shapes. */
+async function fillEnvironment(url, key, sizes, prefix, segmentKeys) {
   const graph = SHAPES.find((s) => s.id === 'prerequisites');
   const others = SHAPES.filter((s) => s !== graph);
   const builds = [graph.build(sizes[graph.id].n, `${prefix}.${graph.id}`)];
   let count = builds[0].flags.length;
-  let keysGiven = false;
   for (let i = 0; count < BULK_FLAGS; i++) {
     const shape = others[i % others.length];
-    const options = shape.id === 'segment' && !keysGiven && segmentKeys ? { segmentKeys } : {};
-    if (options.segmentKeys) keysGiven = true;
-    const built = shape.build(
-      sizes[shape.id].n,
-      `${prefix}.${shape.id}.${Math.floor(i / others.length)}`,
-      options,
-    );
+    // The first segment shape holds the segment's keys, if any.
+    const keys = shape.id === 'segment' && i < others.length ? { segmentKeys } : {};
+    const key = `${prefix}.${shape.id}.${Math.floor(i / others.length)}`;
+    const built = shape.build(sizes[shape.id].n, key, keys);
     builds.push(built);
     count += built.flags.length;
   }
   for (const built of builds) {
-    const got = await createAll(url, key, built, { enable: true });
+    const got = await createAll(url, key, built, true);
     if (!got.ok) throw new Error(`${prefix}: ${built.top} refused: ${got.status} ${got.message}`);
   }
   return { flags: count, mix: builds.map((b) => b.top) };
@@ -257,315 +168,174 @@ async function fillEnvironment(url, key, sizes, prefix, { segmentKeys } = {}) {
 
 /** `count` user keys of 40 characters. */
 const segmentKeysOf = (count) =>
-  Array.from(
-    { length: count },
-    (_, i) =>
-      `user-${String(i).padStart(8, '0')}-${createHash('sha1').update(String(i)).digest('hex').slice(0, 26)}`,
-  );
+  Array.from({ length: count }, (_, i) => {
+    const hash = createHash('sha1').update(String(i)).digest('hex').slice(0, 26);
+    return `user-${String(i).padStart(8, '0')}-${hash}`;
+  });
 
-// ---------------------------------------------------------------- the benchmark
+/** Heap after GC of a server with one environment (`fill`), after both `/sdk/flags` views; a bulk answer. */
+async function memoryOf(label, context, fill) {
+  const { keys, server } = await u.memoryServer(label, { mem: [] });
+  const filled = fill ? await fill(server.url, keys.mem.full) : undefined;
+  for (const headers of [{}, { 'x-flagwire-capabilities': 'targeting' }]) {
+    const res = await u.httpJson('GET', `${server.url}/sdk/flags`, keys.mem.read, undefined, { headers });
+    if (res.status !== 200) throw new Error(`${label} /sdk/flags: ${res.status}`);
+  }
+  const b = await ofrep(server.url, keys.mem.read, BULK, context);
+  if (b.status !== 200) throw new Error(`${label} bulk: ${b.status}`);
+  const f = await api(server.url, keys.mem.full, 'GET', '/flags');
+  const sg = await api(server.url, keys.mem.full, 'GET', '/segments');
+  const { heapUsed, rss, external } = await server.memory();
+  await server.close();
+  return { ...filled, heapUsed, rss, external, jsonBytes: f.body.length + sg.body.length };
+}
 
 export async function run({ log }) {
-  const s = {
-    rounds: knob('FLAGWIRE_BENCH_COST_ROUNDS', 5),
-    passes: knob('FLAGWIRE_BENCH_COST_PASSES', 3),
-    passMs: knob('FLAGWIRE_BENCH_COST_PASS_MS', 50),
-    users: knob('FLAGWIRE_BENCH_COST_USERS', 1000),
-    warmupPasses: 3,
-    ofrepRounds: knob('FLAGWIRE_BENCH_COST_OFREP_ROUNDS', 10),
-    ofrepPer: 20,
-    bulkSeconds: knob('FLAGWIRE_BENCH_COST_BULK_SECONDS', 40),
-  };
+  const knobs = { rounds: 5, passes: 3, passMs: 50, users: 1000, ofrepRounds: 10, bulkSeconds: 40 };
+  const s = { ...u.knobs('COST_', knobs), warmupPasses: 3, ofrepPer: 20 };
   const started = performance.now();
   const since = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
-  // The search on a server of its own (its history keeps every probe), the rest on a fresh one.
-  const searching = benchConfig({ search: [] });
-  const searchServer = await startServer({ memory: true, config: searching.config }, 'cost-search');
+  // ---- 1. the search on a server of its own (its history keeps every probe), the rest on a fresh one
+  const searching = await u.memoryServer('cost-search', { search: [] });
   log(`  1. searching each shape's largest admitted size`);
   const sizes = {};
-  for (const shape of SHAPES)
-    sizes[shape.id] = await search(searchServer.url, searching.keys.search.full, shape, log);
-  await searchServer.close();
+  for (const shape of SHAPES) sizes[shape.id] = await search(searching, shape, log);
+  await searching.server.close();
 
-  const { keys, config } = benchConfig({ cost: [], bulk: [], plain: appFlags(BULK_FLAGS) });
-  const server = await startServer({ memory: true, config }, 'cost');
+  const envs = { cost: [], bulk: [], plain: u.appFlags(BULK_FLAGS) };
+  const { keys, server } = await u.memoryServer('cost', envs);
   const full = keys.cost.full;
   for (const shape of SHAPES) {
-    const got = await createAll(server.url, full, shape.build(sizes[shape.id].n, `cost.${shape.id}`), {
-      enable: true,
-    });
+    const got = await createAll(server.url, full, shape.build(sizes[shape.id].n, `cost.${shape.id}`), true);
     if (!got.ok) throw new Error(`cost.${shape.id} refused after its search: ${got.status} ${got.message}`);
   }
-  const roll = await createAll(server.url, full, { segments: [], flags: [ROLLOUT] }, { enable: true });
+  const roll = await createAll(server.url, full, { segments: [], flags: [ROLLOUT] }, true);
   if (!roll.ok) throw new Error(`roll: ${roll.status} ${roll.message}`);
   const flags = await api(server.url, full, 'GET', '/flags');
   const segments = await api(server.url, full, 'GET', '/segments');
   if (flags.status !== 200 || segments.status !== 200)
     throw new Error(`read back: ${flags.status} ${segments.status}`);
-  const file = join(tempDir('cost'), 'sdk.json');
+  const file = join(u.tempDir('cost'), 'sdk.json');
   const cases = SHAPES.map((shape) => ({ id: shape.id, key: `cost.${shape.id}` }));
-  writeFileSync(
-    file,
-    JSON.stringify({
-      ...s,
-      sdkUrl: dist().url('testing.js'),
-      flags: flags.json,
-      segments: segments.json,
-      cases,
-    }),
-  );
-  log(
-    `  1. ${flags.json.length} flags, ${segments.json.length} segments read back (${fmt.kb(flags.bytes + segments.bytes)}), ${since()}; measuring in the SDK (${s.users} users, ${s.rounds} rounds x ${s.passes} passes of ~${s.passMs} ms)`,
-  );
-  const sdk = await runJson(CHILD, [file], { env: { NODE_ENV: 'production' } });
-  const shapes = SHAPES.map((shape) => {
-    const m = sdk.cases.find((c) => c.id === shape.id);
-    const size = sizes[shape.id];
-    return {
-      id: shape.id,
-      label: shape.label,
-      unit: shape.unit,
-      ...size,
-      nsMedian: m.nsMedian,
-      ratioMedian: m.ratioMedian,
-      baseNsMedian: m.baseNsMedian,
-      nsPerUnit: m.nsMedian / size.units,
-      sdk: m,
-    };
+  const sdkUrl = u.dist().url('testing.js');
+  writeFileSync(file, JSON.stringify({ ...s, sdkUrl, flags: flags.json, segments: segments.json, cases }));
+  log(`  1. ${flags.json.length} flags, ${segments.json.length} segments, ${since()}; measuring in the SDK`);
+  const sdk = await u.runJson('lib/cost-child.mjs', [file], { env: { NODE_ENV: 'production' } });
+  const shapes = SHAPES.map(({ id, label, unit }) => {
+    const m = sdk.cases.find((c) => c.id === id);
+    const { nsMedian, ratioMedian, baseNsMedian } = m;
+    const size = { ...sizes[id], nsPerUnit: nsMedian / sizes[id].units };
+    return { id, label, unit, ...size, nsMedian, ratioMedian, baseNsMedian, sdk: m };
   });
   const worst = shapes.reduce((a, b) => (b.nsMedian > a.nsMedian ? b : a));
   const over = shapes.filter((x) => !(x.nsMedian <= TARGET_EVAL_NS)).map((x) => x.id);
 
   // ---- 2. OFREP, one flag: the worst shape against the plain rollout
   log(`  2. OFREP single: ${worst.id} against the plain rollout, ${since()}`);
-  const read = keys.cost.read;
   const context = smallContext(42);
-  const worstPath = `/ofrep/v1/evaluate/flags/cost.${worst.id}`;
-  const rollPath = '/ofrep/v1/evaluate/flags/roll';
-  const w = await ofrep(server.url, read, worstPath, context);
-  const p = await ofrep(server.url, read, rollPath, context);
-  if (w.status !== 200 || w.json.value !== 'off' || w.json.reason !== 'DEFAULT')
-    throw new Error(`OFREP ${worstPath}: ${w.status} ${JSON.stringify(w.json)}`);
-  if (p.status !== 200 || p.json.reason !== 'SPLIT')
-    throw new Error(`OFREP ${rollPath}: ${p.status} ${JSON.stringify(p.json)}`);
-  const single = await timedRounds(
-    server,
-    read,
-    [
-      { id: 'plain', path: rollPath, body: { context } },
-      { id: 'worst', path: worstPath, body: { context } },
-    ],
-    { rounds: s.ofrepRounds, per: s.ofrepPer, warmup: 50 },
-  );
+  const single = { key: keys.cost.read, context };
+  const plainCase = { ...single, id: 'plain', path: `${BULK}/roll` };
+  const worstCase = { ...single, id: 'worst', path: `${BULK}/cost.${worst.id}` };
+  const w = await ofrep(server.url, single.key, worstCase.path, context);
+  const p = await ofrep(server.url, single.key, plainCase.path, context);
+  // The fallthrough served: `TARGETING_MATCH` with `metadata.fallthrough` (protocol §11).
+  const fallthrough = w.json?.reason === 'TARGETING_MATCH' && w.json.metadata?.fallthrough;
+  if (w.status !== 200 || w.json.value !== 'off' || !fallthrough)
+    throw new Error(`OFREP ${worstCase.path}: ${w.body}`);
+  if (p.status !== 200 || p.json.reason !== 'SPLIT') throw new Error(`OFREP ${plainCase.path}: ${p.body}`);
+  const ofrepSettings = { rounds: s.ofrepRounds, per: s.ofrepPer, warmup: 50 };
+  const singleFigures = await timedRounds(server, [plainCase, worstCase], ofrepSettings);
 
-  // ---- 3. bulk OFREP on 100 near-budget flags
+  // ---- 3. bulk OFREP on the near-budget flags
   log(`  3. bulk OFREP: filling an environment with ${BULK_FLAGS} near-budget flags, ${since()}`);
   const bulkEnv = await fillEnvironment(server.url, keys.bulk.full, sizes, 'bulk');
-  const bulkPath = '/ofrep/v1/evaluate/flags';
-  const contexts = {
-    small: smallContext(42),
-    scalars: boundsContext('scalars'),
-    arrays: boundsContext('arrays'),
-  };
+  const contexts = { small: context, scalars: boundsContext('scalars'), arrays: boundsContext('arrays') };
   const bulkCases = [
-    {
-      id: 'small',
-      label: 'small context (baseline)',
-      key: keys.bulk.read,
-      context: contexts.small,
-      want: 'off',
-    },
-    {
-      id: 'scalars',
-      label: 'bounds: 32 KiB, 4,096-char texts',
-      key: keys.bulk.read,
-      context: contexts.scalars,
-      want: 'off',
-    },
-    {
-      id: 'arrays',
-      label: 'bounds: 32 KiB, arrays of 50, user value last',
-      key: keys.bulk.read,
-      context: contexts.arrays,
-      want: 'off',
-    },
-    {
-      id: 'plainScalars',
-      label: `${BULK_FLAGS} plain flags, bounds (scalars) context`,
-      key: keys.plain.read,
-      context: contexts.scalars,
-    },
-    {
-      id: 'plainSmall',
-      label: `${BULK_FLAGS} plain flags, small context`,
-      key: keys.plain.read,
-      context: contexts.small,
-    },
-  ].map((c) => ({
-    ...c,
-    bytes: Buffer.byteLength(JSON.stringify({ context: c.context })),
-    times: [],
-    cpu: [],
-  }));
+    ['small', 'small context (baseline)', keys.bulk, contexts.small, 'off'],
+    ['scalars', 'bounds: 32 KiB, 4,096-char texts', keys.bulk, contexts.scalars, 'off'],
+    ['arrays', 'bounds: 32 KiB, arrays of 50, user value last', keys.bulk, contexts.arrays, 'off'],
+    ['plainScalars', `${BULK_FLAGS} plain flags, bounds (scalars) context`, keys.plain, contexts.scalars],
+    ['plainSmall', `${BULK_FLAGS} plain flags, small context`, keys.plain, contexts.small],
+  ].map(([id, label, { read }, ctx, want]) => {
+    const bytes = Buffer.byteLength(JSON.stringify({ context: ctx }));
+    return { id, label, key: read, context: ctx, want, path: BULK, bytes, times: [], cpu: [] };
+  });
   for (const c of bulkCases) {
-    const r = await ofrep(server.url, c.key, bulkPath, c.context);
+    const r = await ofrep(server.url, c.key, BULK, c.context);
     c.unevaluated = checkBulk(`bulk ${c.id}`, r, BULK_FLAGS, c.want);
   }
   const shareMs = (s.bulkSeconds * 1000) / bulkCases.length;
   const timeOne = async (c) => {
-    const before = await server.cpu();
-    const r = await request(
-      'POST',
-      `${server.url}${bulkPath}`,
-      c.key,
-      { context: c.context },
-      { agent, timeoutMs: 300_000 },
-    );
-    if (r.status !== 200) throw new Error(`bulk ${c.id}: ${r.status}`);
-    c.cpu.push(cpuMs(before, await server.cpu()));
-    c.times.push(r.ms);
+    const meter = await u.cpuMeter([server]);
+    c.times.push(await timedPost(server, c, 300_000));
+    c.cpu.push((await meter())[0]);
   };
-  // A warm-up answer each, not counted; but one over `LONG_MS` is the only answer taken (its
-  // compilation is lost in it, and the run stays within minutes).
+  // A warm-up answer each, not counted; but one over `LONG_MS` is the only answer taken.
   for (const c of bulkCases) {
     await timeOne(c);
     c.long = c.times[0] > LONG_MS;
     if (!c.long) c.times.length = c.cpu.length = 0;
   }
   for (let round = 0; round < 30; round++) {
-    const due = bulkCases.filter(
-      (c) => !c.long && (c.times.length < 3 || c.times.reduce((a, b) => a + b, 0) < shareMs),
-    );
+    const due = bulkCases.filter((c) => !c.long && (c.times.length < 3 || u.sum(c.times) < shareMs));
     if (due.length === 0) break;
-    for (let k = 0; k < due.length; k++) await timeOne(due[(k + round) % due.length]);
+    for (const c of u.rotated(due, round)) await timeOne(c);
   }
-  const bulk = Object.fromEntries(
-    bulkCases.map((c) => [
-      c.id,
-      {
-        label: c.label,
-        bodyBytes: c.bytes,
-        n: c.times.length,
-        medianMs: median(c.times),
-        cpuMs: median(c.cpu),
-        unevaluated: c.unevaluated,
-        times: c.times,
-      },
-    ]),
-  );
-  for (const c of bulkCases) bulk[c.id].ratio = bulk[c.id].medianMs / bulk.small.medianMs;
+  const bulk = {};
+  for (const { id, label, bytes, times, cpu, unevaluated } of bulkCases) {
+    const figures = { label, bodyBytes: bytes, n: times.length, medianMs: median(times), cpuMs: median(cpu) };
+    bulk[id] = { ...figures, unevaluated, times };
+  }
+  for (const f of Object.values(bulk)) f.ratio = f.medianMs / bulk.small.medianMs;
   const bulkWorst = Math.max(bulk.scalars.medianMs, bulk.arrays.medianMs);
   await server.close();
 
   // ---- 4. memory: a server holding the environment at its limits, against an empty one
-  log(
-    `  4. memory: a segment of ${fmt.int(SEGMENT_KEYS)} keys and ${BULK_FLAGS} near-budget flags, ${since()}`,
-  );
-  const memoryOf = async (label, fill) => {
-    const { keys: k, config: c } = benchConfig({ mem: [] });
-    const srv = await startServer({ memory: true, config: c }, label);
-    const filled = fill ? await fill(srv.url, k.mem.full) : undefined;
-    // What a server with SDKs and OFREP clients holds: both views' snapshots, one bulk answer.
-    for (const headers of [{}, { 'x-flagwire-capabilities': 'targeting' }]) {
-      const res = await fetch(`${srv.url}/sdk/flags`, {
-        headers: { authorization: `Bearer ${k.mem.read}`, ...headers },
-      });
-      if (res.status !== 200) throw new Error(`${label} /sdk/flags: ${res.status}`);
-      await res.arrayBuffer();
-    }
-    const b = await ofrep(srv.url, k.mem.read, bulkPath, contexts.small);
-    if (b.status !== 200) throw new Error(`${label} bulk: ${b.status}`);
-    const f = await api(srv.url, k.mem.full, 'GET', '/flags');
-    const sg = await api(srv.url, k.mem.full, 'GET', '/segments');
-    const mem = await srv.memory();
-    await srv.close();
-    return {
-      ...filled,
-      heapUsed: mem.heapUsed,
-      rss: mem.rss,
-      external: mem.external,
-      jsonBytes: f.bytes + sg.bytes,
-    };
-  };
-  const empty = await memoryOf('memory-empty');
+  log(`  4. memory: a ${fmt.int(SEGMENT_KEYS)}-key segment and ${BULK_FLAGS} near-budget flags, ${since()}`);
+  const empty = await memoryOf('memory-empty', context);
   const segmentKeys = segmentKeysOf(SEGMENT_KEYS);
-  const loaded = await memoryOf('memory-full', (url, key) =>
-    fillEnvironment(url, key, sizes, 'mem', { segmentKeys }),
-  );
-
-  // ---- text
-  const shapeRows = shapes.map((x) => [
-    x.label,
-    `${fmt.int(x.n)} ${x.unit}`,
-    x.limitedBy === 'cost' ? `${fmt.int(x.units)} (${fmt.int(x.refusedUnits)})` : x.limitedBy,
-    fmt.ns(x.nsMedian),
-    fmt.x(x.ratioMedian, 1),
-    fmt.x(x.nsMedian / x.units / NS_PER_UNIT),
-    verdict(x.nsMedian <= TARGET_EVAL_NS),
-  ]);
-  shapeRows.push([
-    'plain rollout 50 % (baseline)',
-    '',
-    '',
-    fmt.ns(median(shapes.map((x) => x.baseNsMedian))),
-    '1.0x',
-    '',
-    '',
-  ]);
-  const singleRows = [
-    ['plain rollout 50 % (baseline)', single.plain],
-    [`${worst.label} (cost.${worst.id})`, single.worst],
-  ].map(([label, f]) => [
-    label,
-    fmt.ms(f.medianMs, 3),
-    fmt.ms(f.p90Ms, 3),
-    fmt.x(f.medianMs / single.plain.medianMs),
-    fmt.us(f.cpuMs * 1000),
-  ]);
-  const bulkRows = bulkCases.map(({ id }) => {
-    const f = bulk[id];
-    return [
-      f.label,
-      fmt.kb(f.bodyBytes),
-      fmt.int(f.n),
-      fmt.ms(f.medianMs, 1),
-      fmt.ms(f.cpuMs, 1),
-      fmt.x(f.ratio, 1),
-      fmt.int(f.unevaluated),
-    ];
-  });
-  const mb = (bytes) => fmt.mb(bytes);
-  const memRows = [
-    ['empty environment (baseline)', mb(empty.heapUsed), mb(empty.rss), fmt.kb(empty.jsonBytes), ''],
-    [
-      `${fmt.int(SEGMENT_KEYS)}-key segment + ${loaded.flags} flags`,
-      mb(loaded.heapUsed),
-      mb(loaded.rss),
-      fmt.kb(loaded.jsonBytes),
-      `+${mb(loaded.heapUsed - empty.heapUsed)} (${fmt.x(loaded.heapUsed / empty.heapUsed, 1)})`,
-    ],
-  ];
-  const worstOk = worst.nsMedian <= TARGET_EVAL_NS;
-  const text = [
-    table(
-      'cost: costliest admitted flag per shape, SDK|admitted|units (n+1 refused at)|CPU/eval|x plain rollout|x 5 ns/unit|<= 50 us',
-      shapeRows,
-    ),
-    `  costliest admitted flag in the SDK <= 50 us: ${fmt.ns(worst.nsMedian)} (${worst.id}): ${verdict(worstOk)}${over.length ? ` (over: ${over.join(', ')})` : ''}`,
-    table('cost: OFREP single (small context)|median|p90|x plain|server CPU/req', singleRows),
-    table(
-      `cost: OFREP bulk, ${BULK_FLAGS} near-budget flags|body|answers|median|server CPU|x small|left by the 200 ms budget`,
-      bulkRows,
-    ),
-    `  bulk OFREP at the context bounds <= ${TARGET_BULK_MS} ms: ${fmt.ms(bulkWorst)}: ${verdict(bulkWorst <= TARGET_BULK_MS)}`,
-    table('cost: server memory after GC|heap used|rss|env JSON|heap vs empty', memRows),
-  ].join('\n\n');
+  const fill = (url, key) => fillEnvironment(url, key, sizes, 'mem', segmentKeys);
+  const loaded = await memoryOf('memory-full', context, fill);
   agent.destroy();
+
+  const shapeRows = shapes.map((x) => {
+    const units = x.limitedBy === 'cost' ? `${fmt.int(x.units)} (${fmt.int(x.refusedUnits)})` : x.limitedBy;
+    const ns = [fmt.ns(x.nsMedian), fmt.x(x.ratioMedian, 1), fmt.x(x.nsMedian / x.units / NS_PER_UNIT)];
+    return [x.label, `${fmt.int(x.n)} ${x.unit}`, units, ...ns, verdict(x.nsMedian <= TARGET_EVAL_NS)];
+  });
+  const baseNs = median(shapes.map((x) => x.baseNsMedian));
+  shapeRows.push(['plain rollout 50 % (baseline)', '', '', fmt.ns(baseNs), '1.0x', '', '']);
+  const singleRows = [
+    ['plain rollout 50 % (baseline)', singleFigures.plain],
+    [`${worst.label} (cost.${worst.id})`, singleFigures.worst],
+  ].map(([label, f]) => {
+    const ratio = fmt.x(f.medianMs / singleFigures.plain.medianMs);
+    return [label, fmt.ms(f.medianMs, 3), fmt.ms(f.p90Ms, 3), ratio, fmt.us(f.cpuMs * 1000)];
+  });
+  const bulkRows = Object.values(bulk).map((f) => {
+    const [ms, cpu] = [fmt.ms(f.medianMs, 1), fmt.ms(f.cpuMs, 1)];
+    return [f.label, fmt.kb(f.bodyBytes), fmt.int(f.n), ms, cpu, fmt.x(f.ratio, 1), fmt.int(f.unevaluated)];
+  });
+  const heapVs = `+${fmt.mb(loaded.heapUsed - empty.heapUsed)} (${fmt.x(loaded.heapUsed / empty.heapUsed, 1)})`;
+  const memRows = [
+    ['empty environment (baseline)', empty, ''],
+    [`${fmt.int(SEGMENT_KEYS)}-key segment + ${loaded.flags} flags`, loaded, heapVs],
+  ].map(([label, m, vs]) => [label, fmt.mb(m.heapUsed), fmt.mb(m.rss), fmt.kb(m.jsonBytes), vs]);
+  const worstOk = worst.nsMedian <= TARGET_EVAL_NS;
+  const overList = over.length ? ` (over: ${over.join(', ')})` : '';
+  const text = [
+    u.table(SHAPES_HEAD, shapeRows),
+    `  costliest admitted flag in the SDK <= 50 us: ${fmt.ns(worst.nsMedian)} (${worst.id}): ${verdict(worstOk)}${overList}`,
+    u.table('cost: OFREP single (small context)|median|p90|x plain|server CPU/req', singleRows),
+    u.table(`cost: OFREP bulk, ${BULK_FLAGS} near-budget flags|${BULK_HEAD}`, bulkRows),
+    `  bulk OFREP at the context bounds <= ${TARGET_BULK_MS} ms: ${fmt.ms(bulkWorst)}: ${verdict(bulkWorst <= TARGET_BULK_MS)}`,
+    u.table('cost: server memory after GC|heap used|rss|env JSON|heap vs empty', memRows),
+  ].join('\n\n');
   const result = {
     settings: { ...s, budgetUnits: BUDGET_UNITS, bulkFlags: BULK_FLAGS, segmentKeys: SEGMENT_KEYS },
     shapes,
     worst: { id: worst.id, nsMedian: worst.nsMedian, ratioMedian: worst.ratioMedian },
-    single,
+    single: singleFigures,
     bulk: { environment: bulkEnv, cases: bulk },
     memory: { empty, loaded },
     verdicts: {
@@ -576,10 +346,4 @@ export async function run({ log }) {
   return { result, text };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  try {
-    console.log((await run({ log: console.log })).text);
-  } finally {
-    await cleanUp();
-  }
-}
+await u.runAlone(import.meta.url, run);

@@ -1,14 +1,11 @@
 /**
- * Benchmark: the `matches` operator's matcher (`src/core/pattern/`, bundled by esbuild: no build)
- * against `RegExp.prototype.test`, in one process: ns per `test()` on safe patterns (20 characters
- * and 1 KiB, matching at the end; medians of alternating rounds); ns per input character on
- * catastrophic patterns that do not match, up to 65,536 characters (RegExp only while its next
- * run is predicted under 1 s). `node bench/pattern.mjs` runs it alone. FLAGWIRE_BENCH_PATTERN_ROUNDS (5).
+ * Benchmark `pattern` (bench/README.md): the `matches` matcher (`src/core/pattern/`, bundled by
+ * esbuild: no build) against `RegExp`, on safe patterns and on catastrophic ones.
  */
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { cleanUp, knob, median, REPO_DIR, table, tempDir } from './lib/util.mjs';
+import { knob, median, REPO_DIR, runAlone, table, tempDir } from './lib/util.mjs';
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 let sink = 0;
@@ -100,7 +97,4 @@ export async function run() {
   return { result: { safe, catastrophic: slow, sink }, text };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  console.log((await run()).text);
-  await cleanUp();
-}
+await runAlone(import.meta.url, run);

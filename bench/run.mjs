@@ -1,24 +1,23 @@
 /**
- * Runs the benchmarks: `node bench/run.mjs [name ...]` (all by default; the names below). The
- * build under test is `dist/` unless `FLAGWIRE_DIST` names another. Every figure is a ratio against
- * a baseline measured in the same run (the machine is noisy). Prints a table per benchmark, and
- * writes bench/results/latest.json (each benchmark's entry is replaced when it runs again).
- * Settings: see bench/README.md.
+ * Runs the benchmarks: `node bench/run.mjs [name ...]` (all by default), each `bench/<name>.mjs`
+ * exporting `run({ log })` → `{ result, text }`, on `dist/` unless `FLAGWIRE_DIST` names another
+ * build. Prints a table per benchmark and merges the results into bench/results/latest.json.
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { cleanUp, dist, RESULTS_FILE, writeResults } from './lib/util.mjs';
 
-/** In the order they run; each is `bench/<name>.mjs`, exporting `run({ log })` → `{ result, text }`. */
-const ALL =
+/** In the order they run. */
+const ORDER =
   'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern targeting usage-ingest cost';
-/** Older names, still accepted: the Postgres figures are now in `writes` and `fanout`. */
+const ALL = ORDER.split(' ');
+/** `postgres`: the Postgres figures, in `writes` and `fanout`. */
 const ALIASES = { postgres: ['writes', 'fanout'] };
 
 const wanted = process.argv.slice(2).flatMap((w) => ALIASES[w] ?? [w]);
-const unknown = wanted.filter((w) => !ALL.split(' ').includes(w));
+const unknown = wanted.filter((w) => !ALL.includes(w));
 if (unknown.length > 0) {
-  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${ALL}`);
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose from ${ORDER}`);
   process.exit(2);
 }
 if (!existsSync(dist().path('server.js'))) {
@@ -40,21 +39,18 @@ console.log(`flagwire benchmarks: node ${meta.node}, ${meta.cpus}, build ${meta.
 const results = {};
 const texts = [];
 const started = Date.now();
-for (const name of ALL.split(' ').filter((b) => wanted.length === 0 || wanted.includes(b))) {
+for (const name of ALL.filter((b) => wanted.length === 0 || wanted.includes(b))) {
   console.log(`\n== ${name}`);
   const t0 = Date.now();
+  const date = () => new Date().toISOString();
   try {
     const { result, text } = await (await import(`./${name}.mjs`)).run({ log: console.log });
-    results[name] = {
-      ...result,
-      date: new Date().toISOString(),
-      elapsedSeconds: (Date.now() - t0) / 1000,
-    };
+    results[name] = { ...result, date: date(), elapsedSeconds: (Date.now() - t0) / 1000 };
     texts.push(text);
     console.log(`\n${text}`);
   } catch (error) {
     process.exitCode = 1;
-    results[name] = { date: new Date().toISOString(), error: error?.stack ?? String(error) };
+    results[name] = { date: date(), error: error?.stack ?? String(error) };
     console.error(`  ${name} failed: ${error?.stack ?? error}`);
   } finally {
     await cleanUp();

@@ -1,63 +1,37 @@
 /**
- * Benchmark: targeting (issue 21), the built SDK's client (`createTestClient` of `testing.js`,
- * the real client offline) against GrowthBook's and Unleash's SDKs on the same rules and users,
- * in CPU ns and bytes allocated per evaluation (cases, forms and checks: bench/README.md). The
- * baseline, in every process: a plain 50 % rollout through the built client, `isEnabled('roll',
- * user)`, alternating with every case; a figure is the median over rounds of the per-round ratio
- * case/baseline, a peer against Flagwire its ratio over Flagwire's. One process per
- * implementation and mode (`lib/targeting-child.mjs`), `NODE_ENV=production`; garbage with
- * `--expose-gc` and a 64 MB young generation (a GC inside a pass voids the figure).
- *
- * Run: `npm run build`, then `node bench/run.mjs targeting` or `node bench/targeting.mjs`
- * (`FLAGWIRE_DIST` for another build). Settings: FLAGWIRE_BENCH_TARGETING_ROUNDS (5), _PASSES (3
- * per side per round), _PASS_MS (50), _USERS (100000).
+ * Benchmark `targeting` (bench/README.md): the built SDK's client against GrowthBook's and Unleash's,
+ * each against a plain rollout through the built client in its own process (`lib/targeting-child.mjs`).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BENCH_DIR, cleanUp, dist, fmt, knob, runJson, table, verdict } from './lib/util.mjs';
+import { dist, fmt, garbageArgv, knobs, runAlone, runJson, table, verdict } from './lib/util.mjs';
 
-const CHILD = join(BENCH_DIR, 'lib', 'targeting-child.mjs');
 const IMPLEMENTATIONS = ['flagwire', 'growthbook', 'unleash'];
 const PEERS = IMPLEMENTATIONS.slice(1);
-/** The issue's aims. */
 const TARGET_RULE_10_RATIO = 2;
 /** "About zero": below this many bytes per evaluation (as `sdk-evaluate`). */
 const TARGET_BYTES_PER_EVAL = 0.05;
 const SEMI_SPACE_MB = 64;
 
 export async function run({ log }) {
-  const s = {
-    users: knob('FLAGWIRE_BENCH_TARGETING_USERS', 100_000),
-    rounds: knob('FLAGWIRE_BENCH_TARGETING_ROUNDS', 5),
-    passes: knob('FLAGWIRE_BENCH_TARGETING_PASSES', 3),
-    passMs: knob('FLAGWIRE_BENCH_TARGETING_PASS_MS', 50),
-    warmupPasses: 3,
-    checkUsers: 2000,
-    garbageSamples: 3,
-    garbagePassMs: 300,
-    maxEvals: 1_000_000,
-    budgetBytes: (SEMI_SPACE_MB << 20) / 4,
-  };
+  const fixed = { warmupPasses: 3, checkUsers: 2000, garbageSamples: 3, garbagePassMs: 300 };
+  const knobbed = knobs('TARGETING_', { users: 100_000, rounds: 5, passes: 3, passMs: 50 });
+  const s = { ...knobbed, ...fixed, maxEvals: 1_000_000, budgetBytes: (SEMI_SPACE_MB << 20) / 4 };
   const sdk = dist().path('testing.js');
   if (!existsSync(sdk)) throw new Error(`${sdk} not found: run \`npm run build\` or set FLAGWIRE_DIST`);
-  const config = { ...s, sdkUrl: dist().url('testing.js') };
   const env = { NODE_ENV: 'production' };
-  const semi = [`--min-semi-space-size=${SEMI_SPACE_MB}`, `--max-semi-space-size=${SEMI_SPACE_MB}`];
-  log(
-    `  SDK ${sdk}; ${fmt.int(s.users)} users; ${s.rounds} rounds x ${s.passes} alternating passes of ~${s.passMs} ms; one process per SDK and mode`,
-  );
+  log(`  SDK ${sdk}; ${fmt.int(s.users)} users; ${s.rounds} rounds x ${s.passes} passes of ~${s.passMs} ms`);
 
   const got = {};
   for (const impl of IMPLEMENTATIONS) {
-    const args = (mode) => [mode, JSON.stringify({ ...config, impl })];
-    const timing = await runJson(CHILD, args('timing'), { env });
-    const garbage = await runJson(CHILD, args('garbage'), { env, execArgv: ['--expose-gc', ...semi] });
+    const args = (mode) => [mode, JSON.stringify({ ...s, sdkUrl: dist().url('testing.js'), impl })];
+    const timing = await runJson('lib/targeting-child.mjs', args('timing'), { env });
+    const execArgv = garbageArgv(SEMI_SPACE_MB);
+    const garbage = await runJson('lib/targeting-child.mjs', args('garbage'), { env, execArgv });
     got[impl] = { name: timing.name, version: timing.version, api: timing.api, timing, garbage };
     log(`  ${timing.name} ${timing.version}: measured`);
   }
 
-  // ---- merge: per case, per implementation (the child's figures); a peer against Flagwire
+  // Per case, per implementation; a peer against Flagwire.
   const cases = got.flagwire.timing.cases.map(({ id, label }) => {
     const row = { id, label };
     for (const impl of IMPLEMENTATIONS) {
@@ -69,7 +43,6 @@ export async function run({ log }) {
     return row;
   });
 
-  // ---- verdicts, computed from this run
   const rule10 = cases.find((c) => c.id === 'rule-10').flagwire.ratioMedian;
   const behind = cases.flatMap((c) =>
     PEERS.filter((peer) => !(c[peer].timesFlagwire > 1)).map((peer) => `${c.id} vs ${got[peer].name}`),
@@ -83,18 +56,11 @@ export async function run({ log }) {
     zeroBytes: { allocating, met: allocating.length === 0 },
   };
 
-  // ---- text
-  const timeRows = cases.map((c) => [
-    c.label,
-    fmt.ns(c.flagwire.nsMedian),
-    fmt.x(c.flagwire.ratioMedian),
-    ...PEERS.flatMap((peer) => [fmt.ns(c[peer].nsMedian), fmt.x(c[peer].timesFlagwire, 1)]),
-  ]);
-  const gcNote = (x) => (x.garbage.gcs ? ' (GC ran!)' : '');
-  const garbageRows = cases.map((c) => [
-    c.label,
-    ...IMPLEMENTATIONS.map((impl) => `${fmt.bytes(c[impl].bytesPerEval)}${gcNote(c[impl])}`),
-  ]);
+  const ours = (c) => [fmt.ns(c.flagwire.nsMedian), fmt.x(c.flagwire.ratioMedian)];
+  const ofPeers = (c) => PEERS.flatMap((p) => [fmt.ns(c[p].nsMedian), fmt.x(c[p].timesFlagwire, 1)]);
+  const timeRows = cases.map((c) => [c.label, ...ours(c), ...ofPeers(c)]);
+  const bytes = (x) => `${fmt.bytes(x.bytesPerEval)}${x.garbage.gcs ? ' (GC ran!)' : ''}`;
+  const garbageRows = cases.map((c) => [c.label, ...IMPLEMENTATIONS.map((impl) => bytes(c[impl]))]);
   const names = IMPLEMENTATIONS.map((impl) => `${got[impl].name} ${got[impl].version}`);
   const list = (what, items) => (items.length ? ` (${what}: ${items.join(', ')})` : '');
   const text = [
@@ -109,24 +75,11 @@ export async function run({ log }) {
       `  0 bytes allocated per evaluation: ${verdict(verdicts.zeroBytes.met)}${list('allocating', allocating)}`,
     ].join('\n'),
   ].join('\n\n');
-  const implementations = Object.entries(got).map(([impl, { name, version, api, garbage }]) => {
-    return [impl, { name, version, api, controlBytes: garbage.controlBytes }];
-  });
+  const implementations = {};
+  for (const [impl, { name, version, api, garbage }] of Object.entries(got))
+    implementations[impl] = { name, version, api, controlBytes: garbage.controlBytes };
   const met = Object.values(verdicts).every((v) => v.met);
-  const result = {
-    settings: { ...s, sdk },
-    implementations: Object.fromEntries(implementations),
-    cases,
-    verdicts,
-    met,
-  };
-  return { result, text };
+  return { result: { settings: { ...s, sdk }, implementations, cases, verdicts, met }, text };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  try {
-    console.log((await run({ log: console.log })).text);
-  } finally {
-    await cleanUp();
-  }
-}
+await runAlone(import.meta.url, run);

@@ -1,17 +1,12 @@
 /**
- * Benchmark: webhooks (`docs/protocol.md` §8), measured in `lib/webhooks-child.mjs`: `verifySignature`
- * on a 1 KB body (Node and pure-JS builds) against `createHmac` + `timingSafeEqual` by hand, in
- * alternating rounds; and 2,000 PATCHes from 16 writers on a durable server, each delivered to a
- * webhook on loopback (FLAGWIRE_BENCH_WEBHOOK_EVENTS): changes per second, against the same
- * PATCHes without a webhook.
+ * Benchmark `webhooks` (bench/README.md, measured in `lib/webhooks-child.mjs`): `verifySignature`
+ * against `createHmac` by hand; PATCHes each delivered to a webhook against none.
  */
-import { join } from 'node:path';
-import { BENCH_DIR, dist, fmt, runJson, table } from './lib/util.mjs';
+import { dist, fmt, runJson, table } from './lib/util.mjs';
 
 export async function run() {
-  const child = (mode) => runJson(join(BENCH_DIR, 'lib', 'webhooks-child.mjs'), [dist().dir, mode]);
-  const verify = await child('verify');
-  const delivery = await child('delivery');
+  const verify = await runJson('lib/webhooks-child.mjs', [dist().dir, 'verify']);
+  const delivery = await runJson('lib/webhooks-child.mjs', [dist().dir, 'delivery']);
   const without = delivery.events / (delivery.without.totalMs / 1000);
   const row = (label, rate, base) => [label, fmt.int(rate), fmt.x(rate / base)];
   const text = [

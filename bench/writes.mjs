@@ -1,38 +1,20 @@
 /**
- * Benchmark: PATCHes per second on each store (bench/README.md): 1, 16 and 64 clients (autocannon
- * connections, each toggling its own flag of 64, so every PATCH commits) on `memory` (the
- * journal's baseline), `journal` (a durable `dataDir`, group commit; Postgres's baseline), `pg1`
- * (one instance on a throwaway Postgres, `lib/postgres.mjs`) and `pg3` (three instances on one
- * database: three autocannon processes, the connections split, PATCH/s summed). Rounds alternate
- * the four, the order rotating; medians of the rounds and of the per-round ratios. For
- * information: CPU per PATCH of the servers and of Postgres, and the disk's raw `write +
- * fdatasync` rate before and after (sync calls, and a `FileHandle`: one client's ceiling).
+ * Benchmark `writes` (bench/README.md): PATCH/s at 1, 16 and 64 clients (each toggling its own flag)
+ * on memory, the journal, one and three instances on Postgres, in rotating rounds; CPU per PATCH.
  */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startCluster, startInstances } from './lib/postgres.mjs';
-import {
-  benchConfig,
-  cpuMs,
-  evenSplit,
-  expectStatus,
-  fmt,
-  knob,
-  listKnob,
-  median,
-  runLoad,
-  startServer,
-  sum,
-  table,
-  tempDir,
-} from './lib/util.mjs';
+import * as u from './lib/util.mjs';
 
+const { fmt, sum } = u;
 const FLAGS = 64;
 const flagKey = (i) => `write.flag-${String(i).padStart(2, '0')}`;
+const KEPT = ['rps', 'meanMs', 'p99Ms', 'serverCpuUs', 'postgresCpuUs'];
 
-/** Appends of 100 bytes + fdatasync in a loop for `seconds`, with sync calls, then through a `FileHandle`: per second. */
+/** Appends of 100 bytes + fdatasync per second, by sync calls, then a `FileHandle` (a client's ceiling). */
 async function fdatasyncRates(dir, seconds) {
   const file = join(dir, 'fdatasync-probe');
   const line = Buffer.from(`${'x'.repeat(99)}\n`);
@@ -59,14 +41,14 @@ async function fdatasyncRates(dir, seconds) {
 
 /** `total` connections over `n` servers: 16 -> [6, 5, 5]; 1 -> [1, 0, 0] rotated by `round`. */
 function split(total, n, round) {
-  const parts = evenSplit(total, n);
+  const parts = u.evenSplit(total, n);
   return total < n ? parts.map((_, i) => parts[(i - (round % n) + n) % n]) : parts;
 }
 
-/** One timed run of `connections` clients on a configuration's servers → PATCH/s summed, latency, CPU per PATCH. */
+/** One run of `connections` clients on a configuration's servers → PATCH/s, latency, CPU per PATCH. */
 async function writeRun(c, key, connections, duration, round) {
   const parts = split(connections, c.servers.length, round);
-  const cpu0 = await Promise.all(c.servers.map((s) => s.cpu()));
+  const cpu = await u.cpuMeter(c.servers);
   const pg0 = c.pg?.backendCpuMs();
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   let offset = 0;
@@ -81,15 +63,13 @@ async function writeRun(c, key, connections, duration, round) {
       }));
     });
     offset += parts[i];
-    return (
-      parts[i] && runLoad({ url: server.url, connections: parts[i], duration, requestsPerConnection: lists })
-    );
+    const config = { url: server.url, connections: parts[i], duration, requestsPerConnection: lists };
+    return parts[i] && u.runLoad(config);
   });
   const results = (await Promise.all(runs)).filter(Boolean);
   const pgMs = c.pg ? c.pg.backendCpuMs() - pg0 : Number.NaN;
-  const cpu1 = await Promise.all(c.servers.map((s) => s.cpu()));
-  const serverMs = sum(cpu1.map((b, i) => cpuMs(cpu0[i], b)));
-  for (const r of results) expectStatus(r, 200, c.id);
+  const serverMs = sum(await cpu());
+  for (const r of results) u.expectStatus(r, 200, c.id);
   const requests = sum(results.map((r) => r.requests));
   return {
     parts,
@@ -102,28 +82,24 @@ async function writeRun(c, key, connections, duration, round) {
 }
 
 export async function run({ log }) {
-  const s = {
-    concurrency: listKnob('FLAGWIRE_BENCH_WRITE_CONCURRENCY', '1,16,64'),
-    duration: knob('FLAGWIRE_BENCH_WRITE_DURATION', 4),
-    rounds: knob('FLAGWIRE_BENCH_WRITE_ROUNDS', 3),
-  };
-  const dir = tempDir('writes');
+  const concurrency = u.listKnob('FLAGWIRE_BENCH_WRITE_CONCURRENCY', '1,16,64');
+  const s = { concurrency, ...u.knobs('WRITE_', { duration: 4, rounds: 3 }) };
+  const dir = u.tempDir('writes');
   const fsyncBefore = await fdatasyncRates(dir, 2);
   log(
-    `  raw fdatasync in ${dir}: ${fmt.int(fsyncBefore.sync)}/s; through FileHandle ${fmt.int(fsyncBefore.async)}/s`,
+    `  raw fdatasync in ${dir}: ${fmt.int(fsyncBefore.sync)}/s; FileHandle ${fmt.int(fsyncBefore.async)}/s`,
   );
-  const pg = await startCluster();
-  log(`  ${pg.version} on port ${pg.cluster.port}`);
-  const { keys, config } = benchConfig({
-    live: Array.from({ length: FLAGS }, (_, i) => ({ key: flagKey(i), type: 'boolean' })),
-  });
+  const pg = await startCluster(log);
+  const flags = Array.from({ length: FLAGS }, (_, i) => ({ key: flagKey(i), type: 'boolean' }));
+  const { keys, config } = u.benchConfig({ live: flags });
   const onPostgres = async (id, count, database) => {
     const url = await pg.cluster.createDatabase(database);
     return { id, pg, servers: await startInstances(url, count, `writes-${id}`, { config }) };
   };
+  const dataDir = join(dir, 'data');
   const configs = [
-    { id: 'memory', servers: [await startServer({ memory: true, config }, 'writes-memory')] },
-    { id: 'journal', servers: [await startServer({ dataDir: join(dir, 'data'), config }, 'writes-journal')] },
+    { id: 'memory', servers: [await u.startServer({ memory: true, config }, 'writes-memory')] },
+    { id: 'journal', servers: [await u.startServer({ dataDir, config }, 'writes-journal')] },
     await onPostgres('pg1', 1, 'writes_one'),
     await onPostgres('pg3', 3, 'writes_three'),
   ];
@@ -134,20 +110,15 @@ export async function run({ log }) {
     const rounds = [];
     for (let round = 0; round < s.rounds; round++) {
       const got = {};
-      for (let i = 0; i < configs.length; i++) {
-        const c = configs[(i + round) % configs.length];
+      for (const c of u.rotated(configs, round))
         got[c.id] = await writeRun(c, keys.live.full, clients, s.duration, round);
-      }
       rounds.push(got);
-      log(
-        `  ${clients} clients, round ${round + 1}/${s.rounds}, PATCH/s: ${configs.map(({ id }) => `${id} ${fmt.int(got[id].rps)}`).join(', ')}`,
-      );
+      const line = configs.map(({ id }) => `${id} ${fmt.int(got[id].rps)}`).join(', ');
+      log(`  ${clients} clients, round ${round + 1}/${s.rounds}, PATCH/s: ${line}`);
     }
-    const med = (id, k) => median(rounds.map((r) => r[id][k]));
-    const ratio = (id, base) => median(rounds.map((r) => r[id].rps / r[base].rps));
+    const ratio = (id, base) => u.median(rounds.map((r) => r[id].rps / r[base].rps));
     const row = { clients, rounds };
-    const kept = ['rps', 'meanMs', 'p99Ms', 'serverCpuUs', 'postgresCpuUs'];
-    for (const { id } of configs) row[id] = Object.fromEntries(kept.map((k) => [k, med(id, k)]));
+    for (const { id } of configs) row[id] = u.medians(KEPT, rounds, id);
     row.ratios = {
       journalToMemory: ratio('journal', 'memory'),
       pg1ToJournal: ratio('pg1', 'journal'),
@@ -157,42 +128,25 @@ export async function run({ log }) {
     rows.push(row);
   }
   const fsyncAfter = await fdatasyncRates(dir, 2);
-  const result = {
-    settings: s,
-    postgres: pg.version,
-    fdatasyncPerSecond: { before: fsyncBefore, after: fsyncAfter },
-    byConcurrency: rows,
-  };
+  const fdatasyncPerSecond = { before: fsyncBefore, after: fsyncAfter };
+  const result = { settings: s, postgres: pg.version, fdatasyncPerSecond, byConcurrency: rows };
   const lat = (f) => `${fmt.ms(f.meanMs, 2)} / ${fmt.ms(f.p99Ms, 0)}`;
-  const us = fmt.us;
   const text = [
-    table(
+    u.table(
       'writes: clients|memory PATCH/s|journal|journal/memory|pg x1|pg x1/journal|pg x3|pg x3/journal|pg x3/pg x1',
-      rows.map((r) => [
-        r.clients,
-        fmt.int(r.memory.rps),
-        fmt.int(r.journal.rps),
-        fmt.pct(r.ratios.journalToMemory),
-        fmt.int(r.pg1.rps),
-        fmt.x(r.ratios.pg1ToJournal),
-        fmt.int(r.pg3.rps),
-        fmt.x(r.ratios.pg3ToJournal),
-        fmt.x(r.ratios.pg3ToPg1),
-      ]),
+      rows.map(({ clients, memory, journal, pg1, pg3, ratios: r }) => {
+        const pgs = [fmt.int(pg1.rps), fmt.x(r.pg1ToJournal), fmt.int(pg3.rps), fmt.x(r.pg3ToJournal)];
+        const local = [fmt.int(memory.rps), fmt.int(journal.rps), fmt.pct(r.journalToMemory)];
+        return [clients, ...local, ...pgs, fmt.x(r.pg3ToPg1)];
+      }),
     ),
-    table(
+    u.table(
       '(info) clients|mean / p99: journal|pg x1|pg x3 (worst p99)|server CPU/PATCH: memory|journal|pg x1|pg x3 (all)|Postgres CPU/PATCH: pg x1|pg x3',
       rows.map((r) => [
         r.clients,
-        lat(r.journal),
-        lat(r.pg1),
-        lat(r.pg3),
-        us(r.memory.serverCpuUs),
-        us(r.journal.serverCpuUs),
-        us(r.pg1.serverCpuUs),
-        us(r.pg3.serverCpuUs),
-        us(r.pg1.postgresCpuUs),
-        us(r.pg3.postgresCpuUs),
+        ...[r.journal, r.pg1, r.pg3].map(lat),
+        ...[r.memory, r.journal, r.pg1, r.pg3].map((f) => fmt.us(f.serverCpuUs)),
+        ...[r.pg1, r.pg3].map((f) => fmt.us(f.postgresCpuUs)),
       ]),
     ),
     `  raw write + fdatasync/s before / after: ${fmt.int(fsyncBefore.sync)} / ${fmt.int(fsyncAfter.sync)} (sync calls), ` +

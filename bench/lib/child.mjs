@@ -1,12 +1,18 @@
-/**
- * Shared by the benchmarks' child processes: the IPC command loop (`{ id, cmd, ...}` in,
- * `{ id, result | error }` out) and a timed HTTP request.
- */
+/** The benchmarks' child processes' side: the IPC command loop, a timed request, a propagation sample. */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/** Serves `commands[msg.cmd](msg)` over IPC; exits when the parent goes away. */
-export function serveCommands(commands) {
+/**
+ * Serves `commands[msg.cmd](msg)` over IPC (`{ id, cmd, ... }` → `{ id, result | error }`), and
+ * `cpu`, and `close` (the child's own `close`, if any, then exit); exits with the parent.
+ */
+export function serveCommands({ close, ...commands }) {
+  commands.cpu = () => process.cpuUsage();
+  commands.close = async () => {
+    await close?.();
+    setImmediate(() => process.exit(0));
+    return true;
+  };
   process.on('message', async (msg) => {
     try {
       process.send({ id: msg.id, result: await commands[msg.cmd](msg) });
@@ -18,12 +24,14 @@ export function serveCommands(commands) {
 }
 
 /**
- * One request with a bearer key (and a JSON body). Never rejects: resolves `{ status, sentAt, at,
- * ms }`, `at` being `performance.now()` when the answer's head arrived and `ms` the time from
- * sending to the end of the answer; `status` is `timeout ...` or `error ...` when none came.
+ * One request through `node:http` (which does not decode), with a bearer key if any (and a JSON body,
+ * or a JSON text). Never rejects: `{ status, sentAt, at, ms, headers, body? }`, `at` when the answer's
+ * head came, `ms` from sending to the end of the answer, `body` a Buffer when `read`; `status` is
+ * `timeout ...` or `error ...` when none came.
  */
-export function request(method, url, key, body, { agent, timeoutMs = 30_000 } = {}) {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
+export function request(method, url, key, body, options = {}) {
+  const { agent, headers: extra, timeoutMs = 30_000, read = false } = options;
+  const payload = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
   const sentAt = performance.now();
   const out = { status: undefined, sentAt, at: undefined, ms: undefined };
   return new Promise((resolve) => {
@@ -32,16 +40,20 @@ export function request(method, url, key, body, { agent, timeoutMs = 30_000 } = 
       Object.assign(out, { status, ms: performance.now() - sentAt });
       resolve(out);
     };
-    const headers = { authorization: `Bearer ${key}` };
-    if (payload !== undefined)
-      Object.assign(headers, {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(payload),
-      });
+    const headers = { ...(key && { authorization: `Bearer ${key}` }), ...extra };
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(payload);
+    }
     const req = http.request(url, { method, agent, headers }, (res) => {
-      out.at = performance.now();
-      res.resume();
-      res.on('end', () => finish(res.statusCode));
+      Object.assign(out, { at: performance.now(), headers: res.headers });
+      const chunks = [];
+      if (read) res.on('data', (chunk) => chunks.push(chunk));
+      else res.resume();
+      res.on('end', () => {
+        if (read) out.body = Buffer.concat(chunks);
+        finish(res.statusCode);
+      });
     });
     // Whether the call waited on a new connection (not accepted yet) or on one used before.
     const socket = () => (req.reusedSocket ? ' (reused socket)' : ' (new socket)');
@@ -54,9 +66,17 @@ export function request(method, url, key, body, { agent, timeoutMs = 30_000 } = 
   });
 }
 
-/** PATCH of a flag (`writes`: `{ url, key }`); throws unless 200. */
+/** PATCH of a flag (`{ url, key }`); throws unless 200. */
 export async function patchFlag({ url, key }, flag, body, agent) {
   const r = await request('PATCH', `${url}/api/v1/flags/${encodeURIComponent(flag)}`, key, body, { agent });
   if (r.status !== 200) throw new Error(`PATCH ${flag}: ${r.status}`);
   return r;
 }
+
+/** One PATCH's propagation (`util.mjs` `propagationStats`): sent, answered, first and last receiver. */
+export const propagationSample = (sentAt, ackAt, first, last) => ({
+  toResponseMs: ackAt - sentAt,
+  fromResponseMs: last - ackAt,
+  fromSendMs: last - sentAt,
+  firstFromSendMs: first - sentAt,
+});

@@ -1,46 +1,33 @@
 /**
- * The measuring process of `sdk-evaluate` (bench/README.md):
- * `node [--expose-gc ...] bench/lib/evaluate-child.mjs timing|garbage CONFIG_JSON` prints one JSON
- * object (progress on stderr). `timing`: CPU ns per call of `client.isEnabled` and of its floor, in
- * alternating passes; `garbage`: bytes allocated per call. The client has `bootstrap` + `offline`
- * (so usage is off); a second client, never started, counts its evaluations for usage reports
- * (issue 24: the `usage-on` cases, measured against the first client as their floor);
- * users `{ key }` are made up front, so the loops allocate nothing; the SDK and the floor of a case
- * must answer `true` as often (which checks the floor's murmur3 against the SDK's).
+ * The measuring process of `sdk-evaluate` (`timing` or `garbage`): an offline client against its
+ * floors, and a client counting usage (never started) against it; users made up front.
  */
 import { createHash } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
-import { err, flat, garbageMeter, pairedRounds, pass } from './measure.mjs';
+import { err, flat, garbageMeter, pass, printResult, timeRounds } from './measure.mjs';
 import { appFlags } from './util.mjs';
 
 const [mode, configJson] = process.argv.slice(2);
 const config = JSON.parse(configJson);
 const { createClient } = await import(config.sdkUrl);
 
-/** 100 flags of the other benchmarks' kind (`appFlags`); the last two are measured. */
+/** Added to 98 flags of the other benchmarks' kind (`appFlags`), and measured. */
 const BOOLEAN_FLAG = 'checkout.new-payment-page';
 const ROLLOUT_FLAG = 'checkout.rollout-half';
 
 /** `user-0` ... `user-999999`. */
-function sequentialUsers(n) {
-  const users = new Array(n);
-  for (let i = 0; i < n; i++) users[i] = { key: flat(`user-${i}`) };
-  return users;
-}
+const sequentialUsers = (n) => Array.from({ length: n }, (_, i) => ({ key: flat(`user-${i}`) }));
 
-/** Deterministic UUID-v4-like keys, e.g. `3f2b8c1e-9a4d-4c7f-8e21-5b0d6a9f4c33` (the hex of a hash of `i`). */
+/** Deterministic UUID-v4-like keys, e.g. `3f2b8c1e-9a4d-4c7f-8e21-5b0d6a9f4c33` (from a hash of `i`). */
 function uuidUsers(n) {
-  const users = new Array(n);
-  for (let i = 0; i < n; i++) {
+  return Array.from({ length: n }, (_, i) => {
     const h = createHash('sha1').update(String(i)).digest('hex');
     const variant = '89ab'[Number.parseInt(h[16], 16) & 3];
     const uuid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-    users[i] = { key: flat(uuid) };
-  }
-  return users;
+    return { key: flat(uuid) };
+  });
 }
 
-// ---------------------------------------------------------------- the loops (one function each, so each stays monomorphic where it can)
+// The loops: one function each, so each stays monomorphic where it can.
 
 /** The SDK: what an application does. */
 function sdkLoop(client, flagKey, users) {
@@ -112,96 +99,58 @@ function murmurFloorLoop(map, flagKey, users) {
   return hits;
 }
 
-// ---------------------------------------------------------------- set-up
-
 err(`  sdk-evaluate ${mode}: generating 2 x ${config.users.toLocaleString('en-US')} users...`);
 const bootstrap = [
   ...appFlags(98),
   { key: BOOLEAN_FLAG, type: 'boolean', enabled: true },
   { key: ROLLOUT_FLAG, type: 'rollout', enabled: true, percentage: 50 },
 ];
-const client = createClient({
-  baseUrl: 'http://127.0.0.1:9/api/v1',
-  apiKey: 'fw_live_BenchBenchBenchBenchBenchBench',
-  bootstrap,
-  offline: true,
-  logger: false,
-});
+const options = { baseUrl: 'http://127.0.0.1:9/api/v1', apiKey: `fw_live_${'Bench'.repeat(6)}`, bootstrap };
+const client = createClient({ ...options, offline: true, logger: false });
 await client.ready();
 // Usage on (the default), never started: it counts every evaluation and sends nothing.
-const counting = createClient({
-  baseUrl: 'http://127.0.0.1:9/api/v1',
-  apiKey: 'fw_live_BenchBenchBenchBenchBenchBench',
-  bootstrap,
-  usage: { flushIntervalMs: 3_600_000 },
-  logger: false,
-});
+const counting = createClient({ ...options, usage: { flushIntervalMs: 3_600_000 }, logger: false });
 /** The floors' map: the same flags the client holds (`allFlags()` gives copies of its entries). */
 const floorMap = new Map(Object.entries(client.allFlags()));
 const userSets = { 'user-<n>': sequentialUsers(config.users), uuid: uuidUsers(config.users) };
 
-/** The four cases, flag kind x key set: the SDK loop and its floor, each a pass over all users. */
+/** The cases: the SDK loop against its floor, each a pass over all users. */
+const N = config.users;
+const pair = (info, run, floor) => ({ id: info.id, info, run, n: N, floor: { run: floor, n: N } });
+const FLAGS = [
+  ['boolean', 'boolean', BOOLEAN_FLAG, 'Map.get', mapGetLoop],
+  ['rollout50', 'rollout 50 %', ROLLOUT_FLAG, 'Map.get + inlined murmur3', murmurFloorLoop],
+];
 const cases = [];
-for (const [flag, key, floor, floorLoop] of [
-  ['boolean', BOOLEAN_FLAG, 'Map.get', mapGetLoop],
-  ['rollout 50 %', ROLLOUT_FLAG, 'Map.get + inlined murmur3', murmurFloorLoop],
-])
-  for (const [keys, users] of Object.entries(userSets))
-    cases.push({
-      info: {
-        id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/${keys}`,
-        flag,
-        keys,
-        floor,
-        calls: users.length,
-      },
-      sdk: { run: () => sdkLoop(client, key, users), n: users.length },
-      floor: { run: () => floorLoop(floorMap, key, users), n: users.length },
-    });
+for (const [kind, flag, key, floor, floorLoop] of FLAGS)
+  for (const [keys, users] of Object.entries(userSets)) {
+    const info = { id: `${kind}/${keys}`, flag, keys, floor, calls: N };
+    const [sdk, base] = [() => sdkLoop(client, key, users), () => floorLoop(floorMap, key, users)];
+    cases.push(pair(info, sdk, base));
+  }
 // Usage counting on against off, on the sequential keys: the floor is the SDK without it.
-for (const [flag, key] of [
-  ['boolean', BOOLEAN_FLAG],
-  ['rollout 50 %', ROLLOUT_FLAG],
-]) {
-  const users = userSets['user-<n>'];
-  cases.push({
-    info: {
-      id: `${flag === 'boolean' ? 'boolean' : 'rollout50'}/usage-on`,
-      flag,
-      keys: 'user-<n>',
-      floor: 'the SDK, usage off',
-      calls: users.length,
-    },
-    sdk: { run: () => sdkUsageLoop(counting, key, users), n: users.length },
-    floor: { run: () => sdkLoop(client, key, users), n: users.length },
-  });
+const users = userSets['user-<n>'];
+for (const [kind, flag, key] of FLAGS) {
+  const info = { id: `${kind}/usage-on`, flag, keys: 'user-<n>', floor: 'the SDK, usage off', calls: N };
+  const [sdk, base] = [() => sdkUsageLoop(counting, key, users), () => sdkLoop(client, key, users)];
+  cases.push(pair(info, sdk, base));
 }
 
 function warmUp() {
   const hits = {};
   for (let p = 0; p < config.warmupPasses; p++)
     for (const c of cases) {
-      const [s, f] = [c.sdk, c.floor].map((x) => pass(x.run, x.n).hits);
-      if (s !== f) throw new Error(`${c.info.id}: the SDK says true ${s} times, the floor ${f} times`);
-      hits[c.info.id] = s;
+      const [s, f] = [c, c.floor].map((x) => pass(x.run, x.n).hits);
+      if (s !== f) throw new Error(`${c.id}: the SDK says true ${s} times, the floor ${f} times`);
+      hits[c.id] = s;
     }
   return hits;
 }
 
-async function timing() {
-  const { rounds, passes } = config;
-  const t0 = performance.now();
+function timing() {
   const hits = warmUp();
-  err(`  sdk-evaluate timing: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const per = new Map(cases.map((c) => [c, pairedRounds()]));
-  for (let r = 0; r < rounds; r++) {
-    const line = cases.map((c) => {
-      const { ns, baseNs } = per.get(c).round(c.sdk, c.floor, passes, r);
-      return `${c.info.id} ${ns.toFixed(1)}/${baseNs.toFixed(1)} ns`;
-    });
-    err(`  round ${r + 1}/${rounds} (CPU ns/call, sdk/floor): ${line.join(', ')}`);
-  }
-  return { cases: cases.map((c) => ({ ...c.info, trueAnswers: hits[c.info.id], ...per.get(c).summary() })) };
+  const summary = timeRounds(cases, (c) => c.floor, { ...config, rotate: false, digits: 1 }, 'call');
+  return { cases: cases.map((c) => ({ ...c.info, trueAnswers: hits[c.id], ...summary(c) })) };
 }
 
 async function garbage() {
@@ -209,16 +158,15 @@ async function garbage() {
   const meter = await garbageMeter(config.garbageSamples);
   const out = [];
   for (const c of cases) {
-    const sdk = await meter.sample(c.sdk.run, c.sdk.n);
+    const sdk = await meter.sample(c.run, c.n);
     const floor = await meter.sample(c.floor.run, c.floor.n);
     const line = (x) => `${x.perUnit.toFixed(3)} B/call (${x.gcs} GCs)`;
-    err(`  ${c.info.id}: sdk ${line(sdk)}, floor ${line(floor)}`);
+    err(`  ${c.id}: sdk ${line(sdk)}, floor ${line(floor)}`);
     out.push({ ...c.info, sdk, floor });
   }
   meter.stop();
   return { controlBytes: meter.control, cases: out };
 }
 
-const result = mode === 'timing' ? await timing() : mode === 'garbage' ? await garbage() : undefined;
-if (!result) throw new Error(`unknown mode ${mode}`);
-process.stdout.write(JSON.stringify({ mode, node: process.version, execArgv: process.execArgv, ...result }));
+if (mode !== 'timing' && mode !== 'garbage') throw new Error(`unknown mode ${mode}`);
+printResult({ mode, ...(mode === 'timing' ? timing() : await garbage()) });

@@ -1,17 +1,12 @@
 /**
- * The client side of `sdk-propagation`, in its own process (`startChild`; argv[2] = JSON `{ sdkUrl
- * }`): SDK clients (`createClient` of the build under test, read-only key, default options), and
- * the PATCHes (`node:http`, not the clients' `fetch`), so that every timestamp is on one clock.
- * Commands: `open { baseUrl, key, flag, count }` (50 clients at a time, each ready with its stream
- * connected) → `{ clients, ms }`; `closeClients { keep }`; `patches { url, key, flag, count, gapMs
- * }` → per PATCH (one at a time, each until every client's listener has seen `isEnabled(flag)`
- * flip) `{ toResponseMs, fromSendMs, fromResponseMs, firstFromSendMs }`; `close`.
+ * The client side of `sdk-propagation` (argv[2]: the SDK's URL): SDK clients with default options,
+ * and the PATCHes (`node:http`), so every timestamp is on one clock; each PATCH waits until every
+ * client's listener has seen `isEnabled(flag)` flip.
  */
 import { performance } from 'node:perf_hooks';
-import { patchFlag, serveCommands } from './child.mjs';
+import { patchFlag, propagationSample, serveCommands } from './child.mjs';
 
-const { sdkUrl } = JSON.parse(process.argv[2]);
-const { createClient } = await import(sdkUrl);
+const { createClient } = await import(process.argv[2]);
 
 /** The user every listener evaluates for (the flag is boolean: every user sees the flip). */
 const USER = { key: 'user-42' };
@@ -19,10 +14,7 @@ const clients = [];
 /** The PATCH in flight: `{ seq, expected, remaining, first, last, done }`. */
 let current;
 const warnings = { count: 0, last: undefined };
-const warn = (m) => {
-  warnings.count += 1;
-  warnings.last = String(m);
-};
+const warn = (m) => Object.assign(warnings, { count: warnings.count + 1, last: String(m) });
 
 /** One SDK client, ready with its stream connected; its `change:<flag>` listener feeds `current`. */
 async function openClient(baseUrl, key, flag) {
@@ -34,8 +26,7 @@ async function openClient(baseUrl, key, flag) {
     if (!current || client.isEnabled(flag, USER) !== current.expected || entry.seen === current.seq) return;
     entry.seen = current.seq;
     current.first ??= at;
-    current.remaining -= 1;
-    if (current.remaining > 0) return;
+    if (--current.remaining > 0) return;
     current.last = at;
     current.done();
   });
@@ -58,10 +49,9 @@ let seq = 0;
 serveCommands({
   async open({ baseUrl, key, flag, count }) {
     const t0 = performance.now();
+    const open = () => openClient(baseUrl, key, flag);
     for (let i = 0; i < count; i += 50)
-      await Promise.all(
-        Array.from({ length: Math.min(50, count - i) }, () => openClient(baseUrl, key, flag)),
-      );
+      await Promise.all(Array.from({ length: Math.min(50, count - i) }, open));
     return { clients: clients.length, ms: performance.now() - t0 };
   },
   async closeClients({ keep }) {
@@ -82,23 +72,12 @@ serveCommands({
       clearTimeout(timer);
       const { first, last, remaining } = current;
       current = undefined;
-      if (remaining > 0)
-        throw new Error(
-          `PATCH ${i + 1}: ${remaining} of ${clients.length} clients saw nothing within ${timeoutMs} ms`,
-        );
-      results.push({
-        toResponseMs: responded - sent,
-        fromSendMs: last - sent,
-        fromResponseMs: last - responded,
-        firstFromSendMs: first - sent,
-      });
+      const missing = `${remaining} of ${clients.length} clients saw nothing within ${timeoutMs} ms`;
+      if (remaining > 0) throw new Error(`PATCH ${i + 1}: ${missing}`);
+      results.push(propagationSample(sent, responded, first, last));
       await new Promise((r) => setTimeout(r, gapMs));
     }
     return { results, warnings };
   },
-  async close() {
-    await Promise.all(clients.splice(0).map((c) => c.client.close()));
-    setImmediate(() => process.exit(0));
-    return true;
-  },
+  close: () => Promise.all(clients.splice(0).map((c) => c.client.close())),
 });

@@ -1,14 +1,6 @@
 /**
- * Every server of the benchmarks, one per process, driven over IPC (`util.mjs` `startServer`).
- * `start { module, options, track, bare }` → `{ url, keys }`: the reference server of `module`
- * (`startServer({ port: 0, logger: false, ...options })`), or a baseline: `bare.responses`
- * (sdk-flags: the very bytes the reference server answered, one string comparison for the 304) or
- * `bare.sse` (fan-out: the least a `node:http` SSE server can do; a PATCH writes one
- * `flags:updated` frame to every open stream, then answers; no auth, store or history).
- * `track`: the open `200` answers to `GET /sdk/events` are tracked here (not in the server's code),
- * and every `destroy()` of one while open (the hub's cut of a client that does not read) recorded:
- * `streams { count }` resolves once that many are open, `sample` → memory without GC and unsent
- * bytes, `cuts { since }`. Also `memory` (after two full GCs), `cpu`, `close`.
+ * Every server of the benchmarks, one per process: the reference server, or a baseline (`bare`). With
+ * `track`, the open event streams are tracked here, and every cut of one (`destroy()` while open).
  */
 import http from 'node:http';
 import { serveCommands } from './child.mjs';
@@ -17,18 +9,13 @@ let server;
 let closeServer;
 const streams = new Set();
 const cuts = [];
-const waiters = new Set();
 
 function track() {
   const { writeHead, destroy } = http.ServerResponse.prototype;
   http.ServerResponse.prototype.writeHead = function trackedWriteHead(status, ...rest) {
     if (status === 200 && this.req?.url?.includes('/sdk/events')) {
       streams.add(this);
-      counted();
-      this.once('close', () => {
-        streams.delete(this);
-        counted();
-      });
+      this.once('close', () => streams.delete(this));
     }
     return writeHead.call(this, status, ...rest);
   };
@@ -38,19 +25,10 @@ function track() {
   };
 }
 
-/** Resolves the `streams` waits whose count is reached (after the server's own listeners ran). */
-function counted() {
-  setImmediate(() => {
-    for (const w of waiters) if (w.count === streams.size) w.done();
-  });
-}
-
 const listen = async (handler) => {
   // The reference server's timeouts, so connections are handled alike.
-  const bare = http.createServer(
-    { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5000 },
-    handler,
-  );
+  const options = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5000 };
+  const bare = http.createServer(options, handler);
   await new Promise((resolve) => bare.listen(0, '127.0.0.1', resolve));
   closeServer = async () => {
     for (const s of streams) s.end();
@@ -115,39 +93,25 @@ serveCommands({
     closeServer = () => server.close();
     return { url: server.url, keys: server.keys };
   },
-  streams({ count, timeoutMs }) {
-    return new Promise((resolve, reject) => {
-      const end = (fn) => () => {
-        waiters.delete(wait);
-        clearTimeout(timer);
-        fn();
-      };
-      const wait = { count, done: end(() => resolve(streams.size)) };
-      const timer = setTimeout(
-        end(() => reject(new Error(`${streams.size} streams open, not ${count}`))),
-        timeoutMs,
-      );
-      waiters.add(wait);
-      counted();
-    });
+  /** Resolves once `count` streams are open. */
+  async streams({ count, timeoutMs }) {
+    for (const t0 = Date.now(); streams.size !== count; await new Promise((r) => setTimeout(r, 10)))
+      if (Date.now() - t0 > timeoutMs) throw new Error(`${streams.size} streams open, not ${count}`);
+    return count;
   },
+  /** After two full GCs, a turn of the event loop between them (what finalizers free goes too). */
   async memory() {
     globalThis.gc?.();
-    // A turn of the event loop between the two, so what finalizers and weak callbacks free goes too.
     await new Promise(setImmediate);
     globalThis.gc?.();
     return { ...process.memoryUsage(), streams: streams.size };
   },
+  /** Memory without GC, and the bytes the open streams have not sent. */
   sample() {
     let buffered = 0;
     for (const res of streams) buffered += res.writableLength;
     return { at: Date.now(), ...process.memoryUsage(), streams: streams.size, buffered };
   },
   cuts: ({ since = 0 }) => cuts.filter((c) => c.at >= since),
-  cpu: () => process.cpuUsage(),
-  async close() {
-    await closeServer?.();
-    setImmediate(() => process.exit(0));
-    return true;
-  },
+  close: () => closeServer?.(),
 });

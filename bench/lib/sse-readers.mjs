@@ -1,17 +1,14 @@
 /**
- * The one SSE reader of the benchmarks, in a process of its own (`startChild`): thousands of
- * `GET /sdk/events` streams over raw `node:net` sockets (a hand-rolled HTTP/1.1 head and chunked
- * body parser, far lighter than `http.request` per stream), and the writes whose propagation they
- * time, sent from this process so that every timestamp is on one clock. A stream resumes with the
- * id of the last frame it saw (`Last-Event-ID`) whenever it connects again; a `503` is retried
- * after its `Retry-After`. IPC commands (each documented where it is served): `open`, `measure`,
- * `writesOn`/`writesOff`, `storm`, `mgmtOn`/`mgmtOff` (the management probe), `close`.
+ * The benchmarks' SSE reader, in a process of its own: thousands of `GET /sdk/events` streams over
+ * raw `node:net` sockets (far lighter per stream than `http.request`), and the writes whose
+ * propagation they time, sent from here (one clock). A stream resumes with the id of the last frame
+ * it saw (`Last-Event-ID`); a `503` is retried after its `Retry-After`.
  */
 import http from 'node:http';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { patchFlag, request, serveCommands } from './child.mjs';
-import { sleep, stats } from './util.mjs';
+import { patchFlag, propagationSample, request, serveCommands } from './child.mjs';
+import { httpJson, sleep, stats } from './util.mjs';
 
 const now = () => performance.now();
 /** Epoch milliseconds of a `performance.now()` time, to compare with other processes. */
@@ -20,41 +17,24 @@ const epochOf = (t) => performance.timeOrigin + t;
 const readers = [];
 const counters = { drops: 0, errors: 0, syncs: 0 };
 let openCount = 0;
-/** What `allOpen` waits for. */
-let openWait;
-/** The highest revision any stream of this process has seen. */
-let maxRev = 0;
-/** A frame of the timed flag holds this. */
-let needle;
-/** While `measure` runs: per PATCH k, how many streams have it and when the first and last got it. */
-let probeWindow;
-/** While `storm` runs: its state. */
-let storm;
+let maxRev = 0; // the highest revision any stream of this process has seen
+let needle; // a frame of the timed flag holds this
+let probeWindow; // while `measure` runs: per PATCH k, how many streams have it, when the first and last did
+let storm; // while `storm` runs: its state
 
-// ---------------------------------------------------------------- one stream
-
-function newReader(target) {
-  return { target, sock: undefined, state: 'down', lastId: undefined, rev: 0, probeSeen: 0, attempt: 0 };
-}
+const newReader = (target) => ({ target, state: 'down', rev: 0, probeSeen: 0, attempt: 0 });
 
 function setState(r, state) {
   if (r.state === 'open') openCount -= 1;
-  r.state = state;
   if (state === 'open') openCount += 1;
-  if (openWait && openCount === readers.length) openWait();
+  r.state = state;
 }
 
 /** Resolves once every stream is open. */
-function allOpen(timeoutMs = 30_000) {
-  return new Promise((resolve, reject) => {
-    const missing = () => `${readers.length - openCount} of ${readers.length} streams are not open`;
-    const timer = setTimeout(() => reject(new Error(missing())), timeoutMs);
-    openWait = () => {
-      openWait = undefined;
-      resolve(clearTimeout(timer));
-    };
-    if (openCount === readers.length) openWait();
-  });
+async function allOpen(timeoutMs = 30_000) {
+  for (const t0 = now(); openCount < readers.length; await sleep(5))
+    if (now() - t0 > timeoutMs)
+      throw new Error(`${readers.length - openCount} of ${readers.length} streams are not open`);
 }
 
 function connect(r) {
@@ -99,20 +79,17 @@ function lost(r) {
   else if (!r.failed) countError(r); // closed before an answer
   r.sock = undefined;
   setState(r, 'down');
-  if (storm) {
-    if (r.backAt !== undefined) storm.back -= 1;
-    if (r.currentAt !== undefined) storm.current -= 1;
-    r.backAt = undefined;
-    r.currentAt = undefined;
-  }
+  if (storm && r.backAt !== undefined) storm.back -= 1;
+  if (storm && r.currentAt !== undefined) storm.current -= 1;
+  Object.assign(r, { backAt: undefined, currentAt: undefined });
   schedule(r, retryDelay(r, storm?.mode ?? 'sdk', 0, true));
 }
 
 /**
  * The delay before reconnecting. `immediate`: none, or exactly `Retry-After` (100 ms after a
- * failed connection, so a dead server is not spun on). `sdk`: like `src/core/backoff.ts` with the
- * SDK's defaults, `1 s * 2^attempt` capped at 30 s, jittered into [half, full]; `Retry-After`
- * wins when longer.
+ * failed connection, so a dead server is not spun on). `sdk`: as `src/core/backoff.ts` with the
+ * SDK's defaults, `1 s * 2^attempt` capped at 30 s, jittered into [half, full]; a longer
+ * `Retry-After` wins.
  */
 function retryDelay(r, mode, retryAfterMs, failed = false) {
   if (mode === 'immediate') return Math.max(retryAfterMs, failed ? 100 : 0);
@@ -233,24 +210,14 @@ function checkCurrent(r, at) {
   if (storm.current === storm.target) storm.done(at);
 }
 
-// ---------------------------------------------------------------- writes
-
 // Idle sockets go after 2 s, before the server's 5 s keep-alive timeout closes one under a request.
-const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 1, timeout: 2000 });
-const fillerAgent = new http.Agent({ keepAlive: true, maxSockets: 8, timeout: 2000 });
-const mgmtAgent = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 2000 });
+const agent = (maxSockets) => new http.Agent({ keepAlive: true, maxSockets, timeout: 2000 });
+const [probeAgent, fillerAgent, mgmtAgent] = [agent(1), agent(8), agent(16)];
 
-async function flagEnabled({ url, key }, flag) {
-  const res = await fetch(`${url}/api/v1/flags/${encodeURIComponent(flag)}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
-  return (await res.json()).enabled;
-}
+const flagEnabled = async ({ url, key }, flag) =>
+  (await httpJson('GET', `${url}/api/v1/flags/${encodeURIComponent(flag)}`, key)).json.enabled;
 
-function fail(w, error) {
-  w.failures += 1;
-  w.lastError = String(error);
-}
+const fail = (w, error) => Object.assign(w, { failures: w.failures + 1, lastError: String(error) });
 
 /** A PATCH toggling `flag` every `gapMs` until `stop` or `max` were sent, through `writes` in turn. */
 function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
@@ -275,10 +242,7 @@ function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
   return w;
 }
 
-/**
- * Filler writes at `rate` PATCH/s (at most 8 at once), round robin over `flags`, each setting
- * the flag's percentage to a new value so that every one commits and emits.
- */
+/** Filler writes at `rate` PATCH/s (at most 8 at once) over `flags`, each a new percentage (it emits). */
 function startFillerWrites(write, { flags, rate }) {
   const w = { sent: 0, acked: 0, failures: 0, lastError: undefined };
   const values = flags.map(() => 0);
@@ -290,24 +254,19 @@ function startFillerWrites(write, { flags, rate }) {
       const i = w.sent++ % flags.length;
       values[i] = (values[i] + 1) % 100;
       const p = patchFlag(write, flags[i], { percentage: values[i] }, fillerAgent)
-        .then(
-          () => w.acked++,
-          (error) => fail(w, error),
-        )
+        .then(() => w.acked++)
+        .catch((error) => fail(w, error))
         .finally(() => inFlight.delete(p));
       inFlight.add(p);
     }
   }, 5);
-  const stop = async () => {
+  return async () => {
     clearInterval(timer);
     const seconds = (now() - t0) / 1000;
     await Promise.all(inFlight);
     return { ...w, perSecond: w.acked / seconds };
   };
-  return { stop };
 }
-
-// ---------------------------------------------------------------- commands
 
 let background;
 let mgmt;
@@ -315,26 +274,26 @@ let mgmt;
 serveCommands({
   /** Opens `count` more streams (`batch` at a time) → `{ opened, ms }` once each has its first frame. */
   async open({ url, key, count, batch = 250 }) {
-    const u = new URL(url);
-    const target = { host: u.hostname, port: Number(u.port), key };
+    const { hostname: host, port } = new URL(url);
+    const target = { host, port: Number(port), key };
     const t0 = now();
     for (let i = 0; i < count; i += batch) {
-      const group = [];
-      for (let j = i; j < Math.min(count, i + batch); j++) {
+      const group = Array.from({ length: Math.min(batch, count - i) }, () => {
         const r = newReader(target);
         readers.push(r);
-        group.push(new Promise((resolve) => (r.onFirst = resolve)));
+        const first = new Promise((resolve) => (r.onFirst = resolve));
         connect(r);
-      }
+        return first;
+      });
       await Promise.all(group);
     }
     return { opened: readers.length, ms: now() - t0 };
   },
   /**
    * A PATCH toggling `flag` every `gapMs` (no sooner than the previous one's answer), through
-   * `writes[0]`, `writes[1]`, ... (`{ url, key }`) in turn, for `durationMs` or `count` PATCHes,
-   * with `filler` writes if any (`{ flags, rate }`, PATCH/s of other flags) → per PATCH, the times
-   * from sending it and from its 200 until the first and the last stream had its frame.
+   * `writes` (`{ url, key }`) in turn, for `durationMs` or `count` PATCHes, with `filler` writes
+   * (`{ flags, rate }`) if any → per PATCH, the times from sending it and from its 200 until the
+   * first and the last stream had its frame.
    */
   async measure({ writes, flag, durationMs, count, gapMs, filler, settleTimeoutMs = 15_000 }) {
     await allOpen();
@@ -349,7 +308,7 @@ serveCommands({
       probes.stop = true;
     }
     await probes.done;
-    const fillerResult = await fill?.stop();
+    const fillerResult = await fill?.();
     // Every stream must get every PATCH: wait for the stragglers.
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, settleTimeoutMs);
@@ -359,15 +318,7 @@ serveCommands({
     const cpu = process.cpuUsage(cpu0);
     const samples = probes.sent.flatMap(({ sentAt, ackAt }, j) => {
       const { first, last } = probeWindow.recs[j + 1] ?? {};
-      if (last === undefined) return [];
-      return [
-        {
-          toResponseMs: ackAt - sentAt,
-          fromResponseMs: last - ackAt,
-          fromSendMs: last - sentAt,
-          firstFromSendMs: first - sentAt,
-        },
-      ];
+      return last === undefined ? [] : [propagationSample(sentAt, ackAt, first, last)];
     });
     probeWindow = undefined;
     return {
@@ -393,14 +344,13 @@ serveCommands({
     return { sent: sent.length, failures, lastError };
   },
   /**
-   * Destroys every stream at once and reconnects them, plus `extra` new ones, `mode` `immediate`
-   * (no backoff) or `sdk` (the SDK's jittered backoff) → when `target` (default: all) were back,
-   * and back and current; at least `minDurationMs` (over a cap, the refused keep coming back).
+   * Destroys every stream at once and reconnects them, with `extra` new ones (no id to resume
+   * from), `mode` `immediate` (no backoff) or `sdk` (the SDK's jittered backoff) → when `target`
+   * (default: all) were back, and back and current; at least `minDurationMs` (over a cap, the
+   * refused keep coming back meanwhile).
    */
   async storm({ mode, timeoutMs = 60_000, extra = 0, target, minDurationMs = 0 }) {
     await allOpen();
-    // `extra` new streams join the storm (they have no id to resume from); the storm is over once
-    // `target` streams (all by default) are back and current.
     for (let i = 0; i < extra; i++) readers.push(newReader(readers[0].target));
     const before = { ...counters };
     let finish;
@@ -412,7 +362,6 @@ serveCommands({
     };
     const revBefore = maxRev;
     const t0 = now();
-    // All at once: every socket destroyed, then every reader reconnects (or schedules it).
     for (const r of readers) {
       hangUp(r);
       Object.assign(r, { backAt: undefined, currentAt: undefined, attempt: 0 });
@@ -421,20 +370,20 @@ serveCommands({
     const timer = setTimeout(finish, timeoutMs);
     await finished;
     clearTimeout(timer);
-    // Over the cap: the refused streams keep coming back for at least `minDurationMs`.
     const rest = t0 + minDurationMs - now();
     if (rest > 0) await sleep(rest);
     const endedAt = now();
     const s = storm;
     storm = undefined;
     const backTimesMs = readers.filter((r) => r.backAt !== undefined).map((r) => r.backAt - t0);
-    const stillDown = readers.filter((r) => r.state !== 'open');
     // Those still refused give up, so that they do not weigh on what comes next.
+    const stillDown = readers.filter((r) => r.state !== 'open');
     for (const r of stillDown) {
       hangUp(r);
       readers.splice(readers.indexOf(r), 1);
     }
     const at = (t) => (t === undefined ? undefined : t - t0);
+    const refused = s.retryAfterMs.length;
     return {
       startedAtEpoch: epochOf(t0),
       endedAtEpoch: epochOf(endedAt),
@@ -446,9 +395,9 @@ serveCommands({
       back: s.back,
       stillDown: stillDown.length,
       backMs: stats(backTimesMs),
-      refused: s.retryAfterMs.length,
-      refusedPerSecond: s.retryAfterMs.length / ((endedAt - t0) / 1000),
-      retryAfterSeconds: s.retryAfterMs.length ? stats(s.retryAfterMs.map((x) => x / 1000)) : undefined,
+      refused,
+      refusedPerSecond: refused / ((endedAt - t0) / 1000),
+      retryAfterSeconds: refused ? stats(s.retryAfterMs.map((x) => x / 1000)) : undefined,
       errors: s.errors,
       syncs: counters.syncs - before.syncs,
       drops: counters.drops - before.drops,
@@ -457,7 +406,7 @@ serveCommands({
   },
   /**
    * The management probe (in an instance that opens no stream): every `gapMs`, each of `calls`
-   * (`{ name, method, url, key }`; a PATCH sets a new description, so that every one commits), not
+   * (`{ name, method, url, key }`; a PATCH sets a new description, so every one commits), not
    * waiting for the previous ones; `mgmtOff` → `[{ call, atEpoch, ms, status }]` once all ended.
    */
   async mgmtOn({ calls, gapMs, timeoutMs = 10_000 }) {
@@ -486,7 +435,5 @@ serveCommands({
   },
   close() {
     for (const r of readers) hangUp(r);
-    setImmediate(() => process.exit(0));
-    return true;
   },
 });

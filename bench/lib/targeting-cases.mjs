@@ -1,15 +1,11 @@
 /**
- * The `targeting` benchmark's users, cases and Flagwire's side (bench/README.md, "Targeting"); the
- * peers' translations are in `targeting-peers.mjs`. An implementation answers `{ name, version,
- * api, userOf(attributes), cases: { [id]: { run(users, start, n), answer(user), note? } } }`:
- * `run` evaluates `n` users from `start` (wrapping) and counts the case's usual answer;
- * `answer` is one user's answer (`true`/`false`, or the variant's name). The loops are one
- * function per kind, shared by the cases, as in an application.
+ * The `targeting` benchmark's users, cases and Flagwire's side (the peers': `targeting-peers.mjs`).
+ * An implementation: `{ name, version, api, userOf(attributes), cases: { [id]: { run, answer } } }`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import murmurhash from 'murmurhash';
-import { flat } from './measure.mjs';
+import { DEFAULT, flat, getStringLoop, isEnabledLoop } from './measure.mjs';
 import { REPO_DIR } from './util.mjs';
 
 const COUNTRIES = 'US CA GB DE FR NL SE NO DK FI'.split(' ');
@@ -75,13 +71,10 @@ const TEMPLATES = [
 const clausesOf = (n) =>
   Array.from({ length: n }, (_, i) => TEMPLATES[i % TEMPLATES.length](Math.floor(i / TEMPLATES.length)));
 /** An e-mail domain pattern (RE2 syntax; the same text is a valid JavaScript RegExp). */
-const EMAIL_PATTERN = '^[a-z0-9._%+-]+@(mail\\.)?example\\.(com|org)$';
+const EMAIL = '^[a-z0-9._%+-]+@(mail\\.)?example\\.(com|org)$';
+const MATCHES = { attribute: 'email', op: 'matches', values: [EMAIL] };
 
-export const SPLIT = [
-  { variant: 'a', weight: 33_334 },
-  { variant: 'b', weight: 33_333 },
-  { variant: 'c', weight: 33_333 },
-];
+export const SPLIT = ['a', 'b', 'c'].map((variant, i) => ({ variant, weight: i === 0 ? 33_334 : 33_333 }));
 
 /**
  * The cases, in order. `users`: all, the segment's members or the others. `want`: the answer
@@ -100,12 +93,7 @@ export const CASES = [
     users: 'others',
     want: false,
   },
-  {
-    id: 'matches',
-    label: 'matches (e-mail domain pattern)',
-    clauses: [{ attribute: 'email', op: 'matches', values: [EMAIL_PATTERN] }],
-    want: true,
-  },
+  { id: 'matches', label: 'matches (e-mail domain pattern)', clauses: [MATCHES], want: true },
   { id: 'split-3', label: 'split over 3 variants', want: 'split' },
 ];
 
@@ -122,30 +110,6 @@ export function splitVariant(salt, key) {
 }
 export const rolloutIn = (flagKey, key) => (murmurhash.v3(`${flagKey}:${key}`, 0) % 100) + 1 <= 50;
 
-/** The baseline: `client.isEnabled` of a plain rollout flag. */
-function plainLoop(client, key, users, start, n) {
-  let hits = 0;
-  const u = users.length;
-  for (let i = 0, j = start; i < n; i++) {
-    if (client.isEnabled(key, users[j])) hits++;
-    if (++j === u) j = 0;
-  }
-  return hits;
-}
-
-function stringLoop(client, key, want, users, start, n) {
-  let hits = 0;
-  const u = users.length;
-  for (let i = 0, j = start; i < n; i++) {
-    if (client.getString(key, users[j], DEFAULT) === want) hits++;
-    if (++j === u) j = 0;
-  }
-  return hits;
-}
-
-/** The caller's default of `getString`: no variant has it, so an error or a missing flag shows. */
-const DEFAULT = 'DEFAULT';
-
 /**
  * Flagwire: one `createTestClient({ flags, segments })` of the build under test (the real client,
  * offline) holds every case's flag in the management representation; the rollout `roll` by
@@ -160,20 +124,15 @@ export function flagwire(createTestClient, members) {
     if (c.id === 'split-3')
       return string(key, { variants: { a: 'a', b: 'b', c: 'c' }, fallthrough: { split: SPLIT } });
     const clauses = c.segment ? [{ op: 'inSegment', values: [SEGMENT] }] : c.clauses;
-    return string(key, {
-      variants: { on: 'on', off: 'off' },
-      offVariant: 'off',
-      rules: [{ id: `${c.id}-rule`, clauses, serve: { variant: 'on' } }],
-      fallthrough: { variant: 'off' },
-    });
+    const rules = [{ id: `${c.id}-rule`, clauses, serve: { variant: 'on' } }];
+    const variants = { on: 'on', off: 'off' };
+    return string(key, { variants, offVariant: 'off', rules, fallthrough: { variant: 'off' } });
   });
-  const client = createTestClient({
-    flags,
-    segments: [{ key: SEGMENT, included: members, excluded: [], rules: [] }],
-  });
+  const segments = [{ key: SEGMENT, included: members, excluded: [], rules: [] }];
+  const client = createTestClient({ flags, segments });
   const cases = {
     rollout: {
-      run: (users, start, n) => plainLoop(client, 'roll', users, start, n),
+      run: (users, start, n) => isEnabledLoop(client, 'roll', users, start, n),
       answer: (user) => client.isEnabled('roll', user),
     },
   };
@@ -181,7 +140,7 @@ export function flagwire(createTestClient, members) {
     const key = `bench.${c.id}`;
     const usual = c.id === 'split-3' ? 'a' : c.want ? 'on' : 'off';
     cases[c.id] = {
-      run: (users, start, n) => stringLoop(client, key, usual, users, start, n),
+      run: (users, start, n) => getStringLoop(client, key, usual, users, start, n),
       answer: (user) => {
         const got = client.getString(key, user, DEFAULT);
         if (got !== DEFAULT) return c.id === 'split-3' ? got : got === 'on';

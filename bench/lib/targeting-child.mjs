@@ -1,28 +1,13 @@
 /**
- * The measuring process of `targeting` (bench/README.md), one per implementation and mode, so
- * that no implementation's JIT feedback reaches another's:
- * `node [--expose-gc ...] bench/lib/targeting-child.mjs timing|garbage CONFIG_JSON` prints one JSON
- * object (progress on stderr). CONFIG: `{ impl: 'flagwire' | 'growthbook' | 'unleash', sdkUrl (the
- * build's testing.js), users, rounds, passes, passMs, ... }` (`targeting.mjs`). `timing`: CPU ns
- * per evaluation of every case, each pass alternating with the baseline, Flagwire's plain rollout
- * through the built SDK, in every process; `garbage`: bytes allocated per evaluation. All cases of
- * an implementation run in one process (an application evaluates all kinds of flags through one
- * client); every answer is checked before any measurement.
+ * The measuring process of `targeting`, one per implementation and mode (no JIT feedback crosses):
+ * `timing` against Flagwire's plain rollout, or `garbage`; every answer checked first.
  */
-import { performance } from 'node:perf_hooks';
-import { err, garbageMeter, pairedRounds, pass } from './measure.mjs';
-import {
-  attributesOf,
-  CASES,
-  flagwire,
-  OUTSIDER,
-  rolloutIn,
-  SEGMENT_STRIDE,
-  segmentMembers,
-  splitVariant,
-} from './targeting-cases.mjs';
+import { err, garbageMeter, printResult, subject, timeRounds, warmUp } from './measure.mjs';
+import * as targeting from './targeting-cases.mjs';
 import { growthbook, unleash } from './targeting-peers.mjs';
 
+const { attributesOf, CASES, flagwire, OUTSIDER, rolloutIn, SEGMENT_STRIDE, segmentMembers, splitVariant } =
+  targeting;
 const [mode, configJson] = process.argv.slice(2);
 const config = JSON.parse(configJson);
 const { createTestClient } = await import(config.sdkUrl);
@@ -40,10 +25,10 @@ const byRole = (users, role) =>
   role === undefined ? users : users.filter((_, i) => (i % SEGMENT_STRIDE === 0) === (role === 'members'));
 
 /**
- * Checks every answer before measuring (a wrong answer is a failed run). Flagwire's rollout and
- * split: each user's exact variant (by the contract's formulas). The peers' rollout and split
- * (their own hashing): shares within 4 standard errors of the weights. Rules: every user (the
- * first `checkUsers` for the peers: their slow cases), and the outsider, who every rule must refuse.
+ * Checks every answer before measuring (a wrong answer fails the run). Flagwire's rollout and
+ * split: each user's exact variant (the contract's formulas). The peers' (their own hashing):
+ * shares within 4 standard errors of the weights. Rules: every user (the first `checkUsers` for
+ * the peers: their slow cases), and the outsider, who every rule must refuse.
  */
 function check(c, cs) {
   const all = byRole(attributes, c.users);
@@ -56,9 +41,7 @@ function check(c, cs) {
     if (want === 'rollout') want = impl === baseline ? rolloutIn('roll', a.key) : undefined;
     else if (want === 'split') want = impl === baseline ? splitVariant('bench.split-3', a.key) : undefined;
     if (want !== undefined && got !== want)
-      throw new Error(
-        `${impl.name} ${c.id}: user ${a.key} got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`,
-      );
+      throw new Error(`${impl.name} ${c.id}: ${a.key} got ${got}, not ${want}`);
   }
   const share = (v) => (counts.get(v) ?? 0) / sample.length;
   const near = (v, w) => Math.abs(share(v) - w) <= 4 * Math.sqrt((w * (1 - w)) / sample.length);
@@ -70,72 +53,28 @@ function check(c, cs) {
   return { checkedUsers: sample.length, answers: Object.fromEntries(counts) };
 }
 
-/** `run(n)` evaluates the next `n` users of `users`, from where the last call ended. */
-function subject(evaluate, users) {
-  let cursor = 0;
-  return {
-    run(n) {
-      const hits = evaluate(users, cursor, n);
-      cursor = (cursor + n) % users.length;
-      return hits;
-    },
-  };
-}
-
 const cases = CASES.map((c) => {
   const cs = impl.cases[c.id];
   const checked = check(c, cs);
-  return {
-    id: c.id,
-    label: c.label,
-    note: cs.note,
-    checked,
-    ...subject(cs.run, byRole(nativeUsers, c.users)),
-  };
+  const users = byRole(nativeUsers, c.users);
+  return { id: c.id, label: c.label, note: cs.note, checked, ...subject(cs.run, users) };
 });
-const base = {
-  id: 'baseline',
-  ...subject(baseline.cases.rollout.run, impl === baseline ? nativeUsers : attributes),
-};
+const baseUsers = impl === baseline ? nativeUsers : attributes;
+const base = { id: 'baseline', ...subject(baseline.cases.rollout.run, baseUsers) };
 err(`  targeting ${mode} ${config.impl}: answers checked`);
 
-/** Evaluations in a pass of about `ms` (wall time), from passes of growing size. */
-function passSize(c, ms) {
-  for (let n = 4; ; n *= 4) {
-    const took = (pass(c.run, n).wallNs * n) / 1e6;
-    if (took >= ms / 4 || n >= 1 << 26) return Math.max(1, Math.round((n * ms) / Math.max(took, 1e-3)));
-  }
-}
-
-function warmUp(ms) {
-  for (const c of [base, ...cases]) c.n = passSize(c, ms);
-  for (let p = 0; p < config.warmupPasses; p++) for (const c of [base, ...cases]) pass(c.run, c.n);
-  for (const c of [base, ...cases]) c.n = passSize(c, ms);
-}
-
 function timing() {
-  const { rounds, passes, passMs } = config;
-  const t0 = performance.now();
-  warmUp(passMs);
-  err(`  targeting timing ${config.impl}: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const per = new Map(cases.map((c) => [c, pairedRounds()]));
-  for (let r = 0; r < rounds; r++) {
-    const line = cases.map((_, k) => {
-      const c = cases[(k + r) % cases.length];
-      const { ns, baseNs } = per.get(c).round(c, base, passes, r);
-      return `${c.id} ${ns.toFixed(0)}/${baseNs.toFixed(0)}`;
-    });
-    err(`  round ${r + 1}/${rounds} (CPU ns/eval, case/baseline): ${line.join(', ')}`);
-  }
+  warmUp([base, ...cases], config.passMs, config.warmupPasses, `targeting timing ${config.impl}`);
+  const summary = timeRounds(cases, () => base, config, 'eval');
   return cases.map((c) => {
     const { id, label, note, checked, n } = c;
-    return { id, label, note, checked, evalsPerPass: n, ...per.get(c).summary() };
+    return { id, label, note, checked, evalsPerPass: n, ...summary(c) };
   });
 }
 
 async function garbage() {
   const { garbageSamples, budgetBytes, maxEvals, garbagePassMs } = config;
-  warmUp(garbagePassMs);
+  warmUp([base, ...cases], garbagePassMs, config.warmupPasses, `targeting garbage ${config.impl}`);
   const meter = await garbageMeter(garbageSamples);
   const out = [];
   for (const c of [base, ...cases]) {
@@ -161,16 +100,7 @@ async function garbage() {
   return { controlBytes: meter.control, cases: out };
 }
 
-const result = mode === 'timing' ? { cases: timing() } : mode === 'garbage' ? await garbage() : undefined;
-if (!result) throw new Error(`unknown mode ${mode}`);
+if (mode !== 'timing' && mode !== 'garbage') throw new Error(`unknown mode ${mode}`);
+const result = mode === 'timing' ? { cases: timing() } : await garbage();
 const { name, version, api } = impl;
-const meta = {
-  mode,
-  impl: config.impl,
-  name,
-  version,
-  api,
-  node: process.version,
-  execArgv: process.execArgv,
-};
-process.stdout.write(JSON.stringify({ ...meta, ...result }));
+printResult({ mode, impl: config.impl, name, version, api, ...result });

@@ -57,33 +57,44 @@ function unleashVariantLoop(unleash, name, want, users, start, n) {
   return hits;
 }
 
-/** One value (numbers, semver, a pattern): the peers' operators of one operand. */
+/** Operators of one operand (numbers, semver, a pattern): [GrowthBook's, Unleash's]. */
+const COMPARE = {
+  matches: ['$regex', 'REGEX'],
+  lessThan: ['$lt', 'NUM_LT'],
+  lessThanOrEqual: ['$lte', 'NUM_LTE'],
+  greaterThan: ['$gt', 'NUM_GT'],
+  greaterThanOrEqual: ['$gte', 'NUM_GTE'],
+  semVerLessThan: ['$vlt', 'SEMVER_LT'],
+  semVerLessThanOrEqual: ['$vlte', 'SEMVER_LTE'],
+  semVerGreaterThan: ['$vgt', 'SEMVER_GT'],
+  semVerGreaterThanOrEqual: ['$vgte', 'SEMVER_GTE'],
+};
+/** String operators of a list: [GrowthBook's `$regex` of the alternatives, Unleash's]. */
+const STRINGS = {
+  startsWith: [(any) => `^${any}`, 'STR_STARTS_WITH'],
+  endsWith: [(any) => `${any}$`, 'STR_ENDS_WITH'],
+  contains: [(any) => any, 'STR_CONTAINS'],
+};
 const only = (op, values) => {
   if (values.length !== 1) throw new Error(`${op} takes one value`);
   return values[0];
 };
+const untranslatable = (peer, op, negate) => {
+  if (!(op === 'in' || (!negate && (COMPARE[op] || STRINGS[op]))))
+    throw new Error(`${peer}: no translation of ${op}`);
+};
 
-/** A Flagwire clause as a GrowthBook condition (MongoDB-like; strings by `$regex`, which is how GrowthBook tests them). */
+/** A Flagwire clause as a GrowthBook condition (strings by `$regex`: how GrowthBook tests them). */
 function growthbookClause({ attribute, op, values, negate }) {
+  untranslatable('growthbook', op, negate);
   const any = `(?:${values.map((x) => escapeRegex(String(x))).join('|')})`;
-  const one = (k) => () => ({ [k]: only(op, values) });
-  const conditions = {
-    in: () => ({ [negate ? '$nin' : '$in']: values }),
-    startsWith: () => ({ $regex: `^${any}` }),
-    endsWith: () => ({ $regex: `${any}$` }),
-    contains: () => ({ $regex: any }),
-    matches: one('$regex'),
-    lessThan: one('$lt'),
-    lessThanOrEqual: one('$lte'),
-    greaterThan: one('$gt'),
-    greaterThanOrEqual: one('$gte'),
-    semVerLessThan: one('$vlt'),
-    semVerLessThanOrEqual: one('$vlte'),
-    semVerGreaterThan: one('$vgt'),
-    semVerGreaterThanOrEqual: one('$vgte'),
-  };
-  if (!conditions[op] || (negate && op !== 'in')) throw new Error(`growthbook: no translation of ${op}`);
-  return { [attribute === 'key' ? 'id' : attribute]: conditions[op]() };
+  const condition =
+    op === 'in'
+      ? { [negate ? '$nin' : '$in']: values }
+      : STRINGS[op]
+        ? { $regex: STRINGS[op][0](any) }
+        : { [COMPARE[op][0]]: only(op, values) };
+  return { [attribute === 'key' ? 'id' : attribute]: condition };
 }
 
 export async function growthbook(members) {
@@ -102,9 +113,8 @@ export async function growthbook(members) {
     features[`bench.${c.id}`] = { defaultValue: c.id === 'split-3' ? 'a' : false, rules: [rule] };
   }
   // No client key, no polling, no streaming: nothing leaves the process.
-  const client = new GrowthBookClient({}).initSync({
-    payload: { features, savedGroups: { [SEGMENT]: members } },
-  });
+  const payload = { features, savedGroups: { [SEGMENT]: members } };
+  const client = new GrowthBookClient({}).initSync({ payload });
   const notes = {
     rollout: 'a force rule with coverage 0.5',
     ...segmentNote('`$inGroup` on a saved group of 10,000 ids (an array: `includes`)'),
@@ -131,51 +141,26 @@ export async function growthbook(members) {
   };
 }
 
-const UNLEASH_OPERATORS = {
-  in: 'IN',
-  startsWith: 'STR_STARTS_WITH',
-  endsWith: 'STR_ENDS_WITH',
-  contains: 'STR_CONTAINS',
-  matches: 'REGEX',
-  lessThan: 'NUM_LT',
-  lessThanOrEqual: 'NUM_LTE',
-  greaterThan: 'NUM_GT',
-  greaterThanOrEqual: 'NUM_GTE',
-  semVerLessThan: 'SEMVER_LT',
-  semVerLessThanOrEqual: 'SEMVER_LTE',
-  semVerGreaterThan: 'SEMVER_GT',
-  semVerGreaterThanOrEqual: 'SEMVER_GTE',
-};
-const LIST_OPERATORS = ['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS'];
-
 /** A Flagwire clause as an Unleash constraint (`values` for lists, `value` for one operand). */
 function unleashConstraint({ attribute, op, values, negate }) {
-  const operator = op === 'in' && negate ? 'NOT_IN' : UNLEASH_OPERATORS[op];
-  if (!operator || (negate && op !== 'in')) throw new Error(`unleash: no translation of ${op}`);
-  const base = { contextName: attribute === 'key' ? 'userId' : attribute, operator };
-  const operand = LIST_OPERATORS.includes(operator)
-    ? { values: values.map(String) }
-    : { value: String(only(op, values)) };
-  return { ...base, inverted: false, caseInsensitive: false, ...operand };
+  untranslatable('unleash', op, negate);
+  const operator = op === 'in' ? (negate ? 'NOT_IN' : 'IN') : (STRINGS[op] ?? COMPARE[op])[1];
+  const operand = COMPARE[op] ? { value: String(only(op, values)) } : { values: values.map(String) };
+  const contextName = attribute === 'key' ? 'userId' : attribute;
+  return { contextName, operator, inverted: false, caseInsensitive: false, ...operand };
 }
 
 export async function unleash(members) {
   const { Unleash, InMemStorageProvider } = await import('unleash-client');
-  const rollout = (name, percent) => ({
-    name: 'flexibleRollout',
-    parameters: { rollout: percent, stickiness: 'default', groupId: name },
-  });
+  const parameters = (percent, name) => ({ rollout: percent, stickiness: 'default', groupId: name });
+  const rollout = (name, percent) => ({ name: 'flexibleRollout', parameters: parameters(percent, name) });
   const features = CASES.map((c) => {
     const name = `bench.${c.id}`;
     let strategy;
     if (c.id === 'rollout') strategy = rollout(name, '50');
     else if (c.id === 'split-3') {
-      const variants = SPLIT.map(({ variant }, i) => ({
-        name: variant,
-        weight: i === 0 ? 334 : 333,
-        weightType: 'variable',
-        stickiness: 'default',
-      }));
+      const variant = (name, weight) => ({ name, weight, weightType: 'variable', stickiness: 'default' });
+      const variants = SPLIT.map((s, i) => variant(s.variant, i === 0 ? 334 : 333));
       strategy = { ...rollout(name, '100'), variants };
     } else {
       const clauses = c.segment ? [{ attribute: 'key', op: 'in', values: members }] : c.clauses;
@@ -185,15 +170,10 @@ export async function unleash(members) {
   });
   // Offline: the bootstrap, `refreshInterval: 0` (its poller never fetches), no metrics, the
   // backup in memory. Nothing leaves the process.
-  const client = new Unleash({
-    appName: 'flagwire-bench',
-    url: 'http://127.0.0.1:9/api/',
-    refreshInterval: 0,
-    disableMetrics: true,
-    storageProvider: new InMemStorageProvider(),
-    bootstrap: { data: features },
-    skipInstanceCountWarning: true,
-  });
+  const where = { appName: 'flagwire-bench', url: 'http://127.0.0.1:9/api/' };
+  const offline = { refreshInterval: 0, disableMetrics: true, storageProvider: new InMemStorageProvider() };
+  const bootstrap = { data: features };
+  const client = new Unleash({ ...where, ...offline, bootstrap, skipInstanceCountWarning: true });
   client.on('error', (e) => process.stderr.write(`  unleash error: ${e?.message ?? e}\n`));
   client.on('warn', (w) => process.stderr.write(`  unleash warning: ${w}\n`));
   await new Promise((resolve, reject) => {

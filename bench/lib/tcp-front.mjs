@@ -1,9 +1,6 @@
 /**
- * A round-robin TCP front in its own process, driven over IPC (`util.mjs` `startChild`), as a load
- * balancer in front of several server instances: each new connection goes to the next backend in
- * turn and stays with it (keep-alive requests follow their connection). Plain TCP, never reads
- * HTTP, so its cost is the copying alone. `start { backends: [url, ...] }` → `{ url }`;
- * `routed` → connections per backend so far; `cpu`; `close`.
+ * A round-robin TCP front in its own process, as a load balancer: each new connection goes to the
+ * next backend and stays with it; plain TCP, so its cost is the copying.
  */
 import net from 'node:net';
 import { serveCommands } from './child.mjs';
@@ -42,11 +39,8 @@ serveCommands({
     return { url: `http://127.0.0.1:${server.address().port}` };
   },
   routed: () => backends.map((_, i) => routed[i] ?? 0),
-  cpu: () => process.cpuUsage(),
   async close() {
     for (const s of sockets) s.destroy();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-    setImmediate(() => process.exit(0));
-    return true;
   },
 });

@@ -1,33 +1,31 @@
-/**
- * Shared helpers of the benchmarks, on the runner's side (the children's side is `child.mjs`):
- * the build under test, child processes driven over IPC (servers, readers, load generators),
- * autocannon rounds against a baseline, the config of a benchmark's server, statistics, tables,
- * clean-up and the results file.
- */
+/** The runner's side of the benchmarks (the children's side is `child.mjs`). */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { request } from './child.mjs';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = resolve(BENCH_DIR, '..');
 export const RESULTS_FILE = join(BENCH_DIR, 'results', 'latest.json');
 
-/** A numeric setting from the environment; `list` takes `1,16,64`. */
+/** A numeric setting from the environment; `listKnob` takes `1,16,64`. */
 export const knob = (name, fallback) => Number(process.env[name] ?? fallback);
+/** Settings `{ passMs: 50 }` from `FLAGWIRE_BENCH_<prefix>PASS_MS` and so on. */
+export function knobs(prefix, defaults) {
+  const name = (k) => `FLAGWIRE_BENCH_${prefix}${k.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
+  return Object.fromEntries(Object.entries(defaults).map(([k, v]) => [k, knob(name(k), v)]));
+}
 export const listKnob = (name, fallback) => (process.env[name] ?? fallback).split(',').map(Number);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** `list` rotated by `k` steps: the order of a round. */
+export const rotated = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
 
 /**
- * The build under test: `FLAGWIRE_DIST` (a directory as `npm run build` lays out `dist/`, e.g.
- * `npx tsup --out-dir .bench-dist`), else `dist/`. `url(file)` of one of its files. A build outside
- * the repository resolves its dependencies through a `node_modules` link to the repository's:
- * never build into such a directory again with tsup (its `clean` follows the link and empties
- * the repository's `node_modules`); build inside the repository (`.bench-dist/`) instead.
+ * The build under test: `FLAGWIRE_DIST`, else `dist/`. A build outside the repository gets a
+ * `node_modules` link to the repository's (so never let tsup build there: its `clean` follows it).
  */
 export function dist() {
   const dir = resolve(REPO_DIR, process.env.FLAGWIRE_DIST ?? 'dist');
@@ -42,8 +40,6 @@ export function dist() {
   return { dir, path: (file) => join(dir, file), url: (file) => pathToFileURL(join(dir, file)).href };
 }
 
-// ---------------------------------------------------------------- statistics
-
 /** Percentile with linear interpolation between closest ranks (numpy's default); p in 0..100. */
 export function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
@@ -54,29 +50,22 @@ export function percentile(values, p) {
 }
 export const median = (values) => percentile(values, 50);
 export const sum = (values) => values.reduce((a, b) => a + b, 0);
+/** The median of each of `keys` over `list` (objects, or their property `at`). */
+export const medians = (keys, list, at) =>
+  Object.fromEntries(keys.map((k) => [k, median(list.map((x) => (at === undefined ? x : x[at])[k]))]));
 /** `total` over `n` as evenly as can be: 16 over 3 → [6, 5, 5]. */
 export const evenSplit = (total, n) =>
   Array.from({ length: n }, (_, i) => Math.floor(total / n) + (i < total % n ? 1 : 0));
-export const stats = (values) => ({
-  n: values.length,
-  min: Math.min(...values),
-  median: median(values),
-  p99: percentile(values, 99),
-  max: Math.max(...values),
-});
-
-/** Statistics of a change's propagation: samples `{ fromResponseMs, fromSendMs, firstFromSendMs, toResponseMs }` per PATCH. */
-export function propagationStats(samples) {
-  const of = (k) => stats(samples.map((x) => x[k]));
-  return {
-    lastAfterResponseMs: of('fromResponseMs'),
-    lastAfterSendMs: of('fromSendMs'),
-    firstAfterSendMs: of('firstFromSendMs'),
-    patchRoundTripMs: of('toResponseMs'),
-  };
+export function stats(v) {
+  return { n: v.length, min: Math.min(...v), median: median(v), p99: percentile(v, 99), max: Math.max(...v) };
 }
 
-// ---------------------------------------------------------------- clean-up
+/** A change's propagation, from `propagationSample`s (`child.mjs`), one per PATCH. */
+export function propagationStats(samples) {
+  const of = (k) => stats(samples.map((x) => x[k]));
+  const last = { lastAfterResponseMs: of('fromResponseMs'), lastAfterSendMs: of('fromSendMs') };
+  return { ...last, firstAfterSendMs: of('firstFromSendMs'), patchRoundTripMs: of('toResponseMs') };
+}
 
 const cleanups = [];
 /** Runs `fn` at `cleanUp()` (the runner calls it after every benchmark, whatever happened). */
@@ -85,15 +74,27 @@ export async function cleanUp() {
   while (cleanups.length > 0) await cleanups.pop()();
 }
 
+/** Runs a benchmark's `run` when its file is run by itself (`node bench/<name>.mjs`). */
+export async function runAlone(moduleUrl, run) {
+  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
+  try {
+    console.log((await run({ log: console.log })).text);
+  } catch (error) {
+    process.exitCode = 1;
+    console.error(`failed: ${error?.stack ?? error}`);
+  } finally {
+    await cleanUp();
+  }
+}
+
 const tempDirs = new Set();
 process.on('exit', () => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
-/** A temp dir (under `FLAGWIRE_BENCH_TMPDIR`, else the OS's), deleted at `cleanUp()` or when the runner exits. */
+/** A temp dir (under `FLAGWIRE_BENCH_TMPDIR`, else the OS's), deleted at `cleanUp()` or exit. */
 export function tempDir(prefix) {
-  const dir = mkdtempSync(
-    join(process.env.FLAGWIRE_BENCH_TMPDIR ?? os.tmpdir(), `flagwire-bench-${prefix}-`),
-  );
+  const parent = process.env.FLAGWIRE_BENCH_TMPDIR ?? os.tmpdir();
+  const dir = mkdtempSync(join(parent, `flagwire-bench-${prefix}-`));
   tempDirs.add(dir);
   defer(() => {
     rmSync(dir, { recursive: true, force: true });
@@ -102,19 +103,16 @@ export function tempDir(prefix) {
   return dir;
 }
 
-// ---------------------------------------------------------------- child processes
-
 /**
- * Starts `node [execArgv] script [args]` through `bash -c 'ulimit -n 65536 (or the hard limit);
- * exec node ...'`, so the child has a raised fd limit; with an IPC channel (fd 3, kept by `exec`)
- * unless `ipc` is false, then its stdout is piped. `FLAGWIRE_BENCH_CPU_PROF=DIR`: a `--cpu-prof`
- * of every child (open the files in Chrome's DevTools).
+ * `node [execArgv] script [args]` (`script` in `bench/`) with `ulimit -n 65536` (or the hard
+ * limit), with an IPC channel unless `ipc` is false (then stdout is piped).
  */
-export function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true } = {}) {
+function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true } = {}) {
   const raise = `ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"`;
   const prof = process.env.FLAGWIRE_BENCH_CPU_PROF;
   const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
-  const child = spawn('bash', ['-c', raise, process.execPath, ...profArgs, ...execArgv, script, ...args], {
+  const argv = [process.execPath, ...profArgs, ...execArgv, join(BENCH_DIR, script), ...args];
+  const child = spawn('bash', ['-c', raise, ...argv], {
     stdio: ['ignore', ipc ? 'inherit' : 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
     env: { ...process.env, ...env },
     cwd: REPO_DIR,
@@ -135,14 +133,17 @@ export async function runJson(script, args = [], options = {}) {
   return JSON.parse(out);
 }
 
+/** The flags of a child measuring garbage: `--expose-gc` and a young generation of `mb` MB. */
+const semiSpace = (mb) => [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`];
+export const garbageArgv = (mb) => ['--expose-gc', ...semiSpace(mb)];
+
 /**
- * A child process of `bench/` (`script` relative to it) serving commands over IPC
- * (`child.mjs`): `call(cmd, payload, timeoutMs)` answers the child's reply, and rejects at once
- * once the child is gone (so a crashed child fails the run instead of hanging it); `close()`
- * asks it to close, then kills it if it has not exited within 5 s. Closed at `cleanUp()` too.
+ * A child serving commands over IPC (`child.mjs`): `call(cmd, payload, timeoutMs)` rejects at once
+ * when the child is gone (a crash fails the run instead of hanging it); `close()` asks it to
+ * close, then kills it after 5 s. Closed at `cleanUp()` too.
  */
 export function startChild(script, label, { args, env, execArgv } = {}) {
-  const { child, exited } = spawnNode(join(BENCH_DIR, script), args, { env, execArgv });
+  const { child, exited } = spawnNode(script, args, { env, execArgv });
   child.on('error', () => {});
   const waiting = new Map();
   let next = 1;
@@ -183,38 +184,31 @@ export function startChild(script, label, { args, env, execArgv } = {}) {
     return closing;
   };
   defer(close);
-  return { pid: child.pid, call, close };
+  return { pid: child.pid, call, close, cpu: () => call('cpu') };
 }
 
 /**
- * A server in its own process (`lib/server-child.mjs`): the reference server of the build under
- * test, `startServer({ port: 0, logger: false, ...options })`, or with `bare` a baseline server
- * (see there). `track`: its event streams are tracked, for `streams(count)` (resolves once that
- * many are open), `sample()` and `cuts()`.
+ * A server in its own process (`lib/server-child.mjs`): the build's `startServer({ port: 0,
+ * logger: false, ...options })`, or with `bare` a baseline. `track`: for `streams(count)`.
  */
 export async function startServer(options, label, { track = false, bare } = {}) {
   const proc = startChild('lib/server-child.mjs', `${label} server`, { execArgv: ['--expose-gc'] });
   const started = await proc.call('start', { module: dist().url('server.js'), options, track, bare });
-  return {
-    ...proc,
-    ...started,
-    memory: () => proc.call('memory'),
-    cpu: () => proc.call('cpu'),
-    streams: (count, timeoutMs = 60_000) => proc.call('streams', { count, timeoutMs }, timeoutMs + 5000),
-  };
+  const streams = (count, timeoutMs = 60_000) => proc.call('streams', { count, timeoutMs }, timeoutMs + 5000);
+  return { ...proc, ...started, memory: () => proc.call('memory'), streams };
 }
 
-/** CPU time (ms) a server child used between two `cpu()` answers. */
-export const cpuMs = (a, b) => (b.user + b.system - a.user - a.system) / 1000;
-
-// ---------------------------------------------------------------- the servers' data
+/** Starts counting the CPU time of children; `await (await cpuMeter(procs))()` → ms of each since. */
+export async function cpuMeter(procs) {
+  const cpu = () => Promise.all(procs.map((p) => p.cpu()));
+  const before = await cpu();
+  return async () =>
+    (await cpu()).map((b, i) => (b.user + b.system - before[i].user - before[i].system) / 1000);
+}
 
 const newKey = () => `fw_live_${randomBytes(16).toString('hex')}`;
 
-/**
- * The config of a benchmark's server: project `bench` with `environments` (`{ key: flags }`,
- * seed flags), each with a new full and read-only key, answered as `keys[env].full` / `.read`.
- */
+/** Project `bench` with `environments` (`{ key: seed flags }`), keys `keys[env].full` and `.read`. */
 export function benchConfig(environments) {
   const keys = {};
   const envs = Object.entries(environments).map(([key, flags]) => {
@@ -228,12 +222,14 @@ export function benchConfig(environments) {
   return { keys, config: { projects: [{ key: 'bench', environments: envs }] } };
 }
 
+/** A reference server in memory with `environments` (as `benchConfig`): `{ server, keys }`. */
+export async function memoryServer(label, environments, track = false) {
+  const { keys, config } = benchConfig(environments);
+  return { keys, server: await startServer({ memory: true, config }, label, { track }) };
+}
+
 const AREAS = 'checkout search billing onboarding profile ads feed cart mail api'.split(' ');
-/**
- * `count` seed flags of the kind an application has (sdk-flags, ofrep, compression, sdk-evaluate):
- * half rollouts with assorted percentages, half booleans, a description on every third, about
- * 60 % enabled.
- */
+/** `count` flags as an application has: half rollouts, half booleans, some described, ~60 % on. */
 export function appFlags(count) {
   return Array.from({ length: count }, (_, i) => {
     const area = AREAS[i % AREAS.length];
@@ -244,30 +240,18 @@ export function appFlags(count) {
   });
 }
 
-/** GET through `node:http` (which does not decode): `{ status, headers, body (a Buffer), ms }`. */
-export function httpGet(url, headers, agent) {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { agent, headers }, (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode, headers: res.headers, body, ms: performance.now() - t0 });
-        });
-      })
-      .on('error', reject);
-  });
+/** `request` (`child.mjs`) with its answer read, and parsed as `json` when it is JSON. */
+export async function httpJson(method, url, key, body, options) {
+  const r = await request(method, url, key, body, { timeoutMs: 300_000, ...options, read: true });
+  try {
+    r.json = JSON.parse(r.body);
+  } catch {}
+  return r;
 }
 
-// ---------------------------------------------------------------- load (autocannon)
-
-/** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 unless `config` says. */
+/** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 by default. */
 export const runLoad = (config) =>
-  runJson(join(BENCH_DIR, 'lib', 'load-child.mjs'), [
-    JSON.stringify({ connections: 50, pipelining: 1, ...config }),
-  ]);
+  runJson('lib/load-child.mjs', [JSON.stringify({ connections: 50, pipelining: 1, ...config })]);
 
 /** Throws unless every answer of a `runLoad` summary had `status`, with no errors or timeouts. */
 export function expectStatus(summary, status, label) {
@@ -279,75 +263,56 @@ export function expectStatus(summary, status, label) {
   );
 }
 
-/** Settings of the autocannon benchmarks: FLAGWIRE_BENCH_ROUNDS (3) of FLAGWIRE_BENCH_DURATION s (5). */
-export const loadSettings = () => ({
-  rounds: knob('FLAGWIRE_BENCH_ROUNDS', 3),
-  duration: knob('FLAGWIRE_BENCH_DURATION', 5),
-  warmup: 2,
-});
+/** `FLAGWIRE_BENCH_ROUNDS` (3) of `FLAGWIRE_BENCH_DURATION` s (5), after a warm-up of 2 s. */
+export const loadSettings = () => ({ ...knobs('', { rounds: 3, duration: 5 }), warmup: 2 });
 
 /**
- * Load cases in rounds against the first case (the baseline), measured in the same rounds: a
- * warm-up run of each (not counted), then `rounds` rounds of `duration` s, every case once per
- * round, the order rotating a step per round. A case: `{ id, target (a server child), status,
- * config: async () => autocannon config }`. Answers per case id the medians over rounds of
- * req/s, of the per-round ratio to the baseline, of the server's CPU time per request and of p99.
+ * Load cases (`{ id, target (a server), status, config: async () => autocannon config }`) against
+ * the first, the baseline: a warm-up run of each, then `rounds` rounds of `duration` s, the order
+ * rotating. Per case, medians over rounds of req/s, of the ratio to the baseline in the same
+ * round, of the server's CPU per request and of p99.
  */
 export async function loadRounds(cases, { rounds, duration, warmup }, log, title) {
   const once = async (c, seconds) => {
-    const before = await c.target.cpu();
+    const cpu = await cpuMeter([c.target]);
     const config = { url: c.target.url, ...(await c.config()), duration: seconds };
     const summary = expectStatus(await runLoad(config), c.status ?? 200, `${title} ${c.id}`);
-    const usedUs = cpuMs(before, await c.target.cpu()) * 1000;
-    return { ...summary, cpuUsPerRequest: usedUs / summary.requests };
+    const [ms] = await cpu();
+    return { ...summary, cpuUsPerRequest: (ms * 1000) / summary.requests, p99Ms: summary.latency.p99 };
   };
   for (const c of cases) await once(c, warmup);
   const byRound = [];
   for (let round = 0; round < rounds; round++) {
     const got = {};
-    for (let i = 0; i < cases.length; i++) {
-      const c = cases[(i + round) % cases.length];
-      got[c.id] = await once(c, duration);
-    }
+    for (const c of rotated(cases, round)) got[c.id] = await once(c, duration);
     byRound.push(got);
     const parts = cases.map(({ id }) => `${id} ${fmt.int(got[id].rps)} (${fmt.us(got[id].cpuUsPerRequest)})`);
     log(`  ${title}, round ${round + 1}/${rounds}, req/s (server CPU/req): ${parts.join(', ')}`);
   }
-  const base = cases[0].id;
+  const keys = ['rps', 'cpuUsPerRequest', 'p99Ms'];
   const out = {};
   for (const { id } of cases) {
-    const mine = byRound.map((got) => got[id]);
-    out[id] = {
-      rps: median(mine.map((f) => f.rps)),
-      ratio: median(byRound.map((got) => got[id].rps / got[base].rps)),
-      cpuUsPerRequest: median(mine.map((f) => f.cpuUsPerRequest)),
-      p99Ms: median(mine.map((f) => f.latency.p99)),
-      rounds: mine.map((f) => ({ rps: f.rps, cpuUsPerRequest: f.cpuUsPerRequest, p99Ms: f.latency.p99 })),
-    };
+    const mine = byRound.map((got) => Object.fromEntries(keys.map((k) => [k, got[id][k]])));
+    const ratio = median(byRound.map((got) => got[id].rps / got[cases[0].id].rps));
+    out[id] = { ...medians(keys, mine), ratio, rounds: mine };
   }
   return out;
 }
 
-// ---------------------------------------------------------------- output
-
-/** A plain-text table: `header` (cells, or one string of cells split at `|`) and `rows` (arrays of cells); the first column is left-aligned. */
+/** A plain-text table: `head` (cells, or one string split at `|`) and `rows`. */
 export function table(head, rows) {
   const header = typeof head === 'string' ? head.split('|') : head;
   const cells = [header, ...rows].map((row) => row.map((c) => String(c ?? '')));
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
   const line = (row) =>
     `  ${widths.map((w, i) => (i === 0 ? (row[i] ?? '').padEnd(w) : (row[i] ?? '').padStart(w))).join('  ')}`;
-  return [
-    line(cells[0]),
-    `  ${widths.map((w) => '-'.repeat(w)).join('  ')}`,
-    ...cells.slice(1).map(line),
-  ].join('\n');
+  const rule = `  ${widths.map((w) => '-'.repeat(w)).join('  ')}`;
+  return [line(cells[0]), rule, ...cells.slice(1).map(line)].join('\n');
 }
 
-const finite =
-  (f) =>
-  (n, ...rest) =>
-    Number.isFinite(n) ? f(n, ...rest) : '-';
+function finite(f) {
+  return (n, ...rest) => (Number.isFinite(n) ? f(n, ...rest) : '-');
+}
 export const fmt = {
   int: finite((n) => Math.round(n).toLocaleString('en-US')),
   ms: finite((n, digits = 1) => `${n.toFixed(digits)} ms`),
@@ -366,7 +331,7 @@ export const fmt = {
 };
 export const verdict = (ok) => (ok ? 'PASS' : 'MISS');
 
-/** Merges `{ [benchmark]: result }` into `bench/results/latest.json`, one line (read it with `jq`); the other benchmarks' last results stay. */
+/** Merges `{ [benchmark]: result }` into `bench/results/latest.json`; the others' last results stay. */
 export function writeResults(meta, results) {
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   let previous = {};

@@ -1,7 +1,4 @@
-/**
- * The webhooks benchmark's measuring process (`bench/webhooks.mjs`): prints one JSON line.
- * argv: distDir, then `verify` or `delivery`.
- */
+/** The measuring process of `webhooks`: `webhooks-child.mjs DIST_DIR verify|delivery` → one JSON line. */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
@@ -61,26 +58,23 @@ async function delivery() {
 
   const measure = async (withWebhook) => {
     const server = await startServer({ dataDir: tempDir('webhooks'), logger: false });
-    const base = `${server.url}/api/v1`;
     const key = server.keys.find((k) => k.access === 'full').key;
-    const call = (method, path, body) =>
-      fetch(`${base}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: body && JSON.stringify(body),
-      }).then((r) => r.arrayBuffer());
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const call = async (method, path, body) => {
+      const res = await fetch(`${server.url}/api/v1${path}`, { method, headers, body: JSON.stringify(body) });
+      await res.arrayBuffer();
+    };
     for (let f = 0; f < concurrency; f++) await call('POST', '/flags', { key: `f${f}`, type: 'boolean' });
     if (withWebhook)
       await call('POST', '/webhooks', { url: receiverUrl, events: ['flag.enabled', 'flag.disabled'] });
     received = 0;
     const start = performance.now();
-    await Promise.all(
-      Array.from({ length: concurrency }, async (_, f) => {
-        // Every PATCH flips the flag, so every PATCH is a change and an event.
-        for (let i = f, k = 0; i < events; i += concurrency, k++)
-          await call('PATCH', `/flags/f${f}`, { enabled: k % 2 === 0 });
-      }),
-    );
+    // Every PATCH flips the flag, so every PATCH is a change and an event.
+    const writer = async (_, f) => {
+      for (let i = f, k = 0; i < events; i += concurrency, k++)
+        await call('PATCH', `/flags/f${f}`, { enabled: k % 2 === 0 });
+    };
+    await Promise.all(Array.from({ length: concurrency }, writer));
     const acked = performance.now() - start;
     if (withWebhook) await done;
     const total = performance.now() - start;
