@@ -1,7 +1,4 @@
-/**
- * Benchmark `compression` (bench/README.md): `GET /sdk/flags` in gzip and br against identity; the
- * first compressed request of a revision; an SDK's `ready()` with Node's `fetch` against identity.
- */
+/** Benchmark `compression`: `GET /sdk/flags` in gzip and br, and an SDK's `ready()`, against identity. */
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
@@ -18,12 +15,10 @@ const ENCODINGS = [
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 const LOAD_HEAD = 'body bytes|vs identity|req/s|vs identity (median of rounds)|p99|server CPU/req';
 const LATENCY_HEAD = 'runs|time (median)|next (cached)|identity GET before it|vs identity';
-
 const headersOf = (key, { header }) => ({
   authorization: `Bearer ${key}`,
   ...(header && { 'accept-encoding': header }),
 });
-
 /** GET `/sdk/flags` in `encoding` (bytes as sent), checked: a 200 in it, decoding to `identity`. */
 async function get(server, key, encoding, identity) {
   const headers = headersOf(key, encoding);
@@ -35,7 +30,6 @@ async function get(server, key, encoding, identity) {
     throw new Error(`GET /sdk/flags (${encoding.id}): the body does not decode to the identity body`);
   return { body: res.body, etag: res.headers.etag, ms: res.ms };
 }
-
 /** An SDK client's time to `ready()`, with Node's `fetch` as it is against `accept-encoding: identity`. */
 async function sdkReady(server, key, flags, runs) {
   const { createClient } = await import(u.dist().url('index.node.js'));
@@ -72,7 +66,6 @@ async function sdkReady(server, key, flags, runs) {
   const [compressedMs, identityMs] = [median(times.compressed), median(times.identity)];
   return { runs, encoding, compressedMs, identityMs, ratio: compressedMs / identityMs, times };
 }
-
 export async function run({ log }) {
   const s = { ...u.loadSettings(), readyRuns: 5 };
   const t0 = performance.now();

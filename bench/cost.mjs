@@ -1,6 +1,6 @@
 /**
- * Benchmark `cost` (bench/README.md): the costliest flag of each shape the cost model admits, in the
- * SDK against a plain rollout; the costliest through OFREP; bulk OFREP at the context bounds; memory.
+ * Benchmark `cost`: the costliest flag of each shape the cost model admits, in the SDK against a
+ * plain rollout; the costliest through OFREP; bulk OFREP at the context bounds; memory.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -26,10 +26,8 @@ const BULK = '/ofrep/v1/evaluate/flags';
 const SHAPES_HEAD =
   'cost: costliest admitted flag per shape, SDK|admitted|units (n+1 refused at)|CPU/eval|x plain rollout|x 5 ns/unit|<= 50 us';
 const BULK_HEAD = 'body|answers|median|server CPU|x small|left by the 200 ms budget';
-
 const api = (url, key, method, path, body) => u.httpJson(method, `${url}/api/v1${path}`, key, body);
 const ofrep = (url, key, path, context) => u.httpJson('POST', `${url}${path}`, key, { context });
-
 /** Creates what a shape's `build` answered, in order (flags enabled if asked); stops at a refusal. */
 async function createAll(url, key, built, enable = false) {
   const created = [];
@@ -45,16 +43,13 @@ async function createAll(url, key, built, enable = false) {
   }
   return { ok: true, created };
 }
-
 const unitsOf = (message) => {
   const m = /would cost ([\d,]+) units/.exec(message ?? '');
   return m ? Number(m[1].replaceAll(',', '')) : Number.NaN;
 };
-
 /**
- * The largest size of `shape` the server admits: doubled from 8 until refused (or the structure's
- * limit), then halved. The refusals of the next size up and the one after give the admitted
- * flag's cost (and show it was the cost check that refused).
+ * The largest size of `shape` the server admits, doubling from 8 then bisecting; the refusals of the
+ * next two sizes give the admitted flag's cost (and show it was the cost check that refused).
  */
 async function search({ server: { url }, keys }, shape, log) {
   const key = keys.search.full;
@@ -101,7 +96,6 @@ async function search({ server: { url }, keys }, shape, log) {
   log(`  ${shape.id}: n = ${fmt.int(lo)} admitted (${info})`);
   return out;
 }
-
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 /** One timed OFREP POST over the one keep-alive connection: ms from sending to the end of the answer. */
 async function timedPost(server, c, timeoutMs) {
@@ -110,11 +104,7 @@ async function timedPost(server, c, timeoutMs) {
   if (r.status !== 200) throw new Error(`${c.id}: ${r.status}`);
   return r.ms;
 }
-
-/**
- * `rounds` rounds alternating the cases (the order turning), `per` requests of each a round, after
- * `warmup` each: median and p90 ms (send to end), the server's CPU per request.
- */
+/** Rotating rounds of `per` requests of each case, after `warmup`: median, p90 ms, server CPU per request. */
 async function timedRounds(server, cases, { rounds, per, warmup }) {
   const times = new Map(cases.map((c) => [c.id, []]));
   const cpu = new Map(cases.map((c) => [c.id, []]));
@@ -128,22 +118,19 @@ async function timedRounds(server, cases, { rounds, per, warmup }) {
   const of = (t, c) => ({ n: t.length, medianMs: median(t), p90Ms: u.percentile(t, 90), cpuMs: median(c) });
   return Object.fromEntries(cases.map(({ id }) => [id, of(times.get(id), cpu.get(id))]));
 }
-
 /** A flag the bulk request's budget left unevaluated (protocol §11.3). */
 const notEvaluated = (f) => f.errorCode === 'GENERAL' && /^not evaluated:/.test(f.errorDetails ?? '');
-
 /** Checks a bulk answer: every flag there, none failed but those left unevaluated, each `value` `want`. */
 function checkBulk(label, r, count, want) {
   const flags = r.json?.flags ?? [];
   if (r.status !== 200 || flags.length !== count)
     throw new Error(
-      `${label}: ${r.status}, ${flags.length} flags (want ${count}): ${String(r.body).slice(0, 300)}`,
+      `${label}: ${r.status}, ${flags.length} flags, not ${count}: ${String(r.body).slice(0, 300)}`,
     );
   const bad = flags.find((f) => !notEvaluated(f) && (f.errorCode || (want && f.value !== want)));
   if (bad) throw new Error(`${label}: ${JSON.stringify(bad)}`);
   return flags.filter(notEvaluated).length;
 }
-
 /** `BULK_FLAGS` near-budget flags: one prerequisite graph (15 flags), the rest cycling the other shapes. */
 async function fillEnvironment(url, key, sizes, prefix, segmentKeys) {
   const graph = SHAPES.find((s) => s.id === 'prerequisites');
@@ -165,14 +152,12 @@ async function fillEnvironment(url, key, sizes, prefix, segmentKeys) {
   }
   return { flags: count, mix: builds.map((b) => b.top) };
 }
-
 /** `count` user keys of 40 characters. */
 const segmentKeysOf = (count) =>
   Array.from({ length: count }, (_, i) => {
     const hash = createHash('sha1').update(String(i)).digest('hex').slice(0, 26);
     return `user-${String(i).padStart(8, '0')}-${hash}`;
   });
-
 /** Heap after GC of a server with one environment (`fill`), after both `/sdk/flags` views; a bulk answer. */
 async function memoryOf(label, context, fill) {
   const { keys, server } = await u.memoryServer(label, { mem: [] });
@@ -189,7 +174,6 @@ async function memoryOf(label, context, fill) {
   await server.close();
   return { ...filled, heapUsed, rss, external, jsonBytes: f.body.length + sg.body.length };
 }
-
 export async function run({ log }) {
   const knobs = { rounds: 5, passes: 3, passMs: 50, users: 1000, ofrepRounds: 10, bulkSeconds: 40 };
   const s = { ...u.knobs('COST_', knobs), warmupPasses: 3, ofrepPer: 20 };
@@ -232,7 +216,7 @@ export async function run({ log }) {
 
   // ---- 2. OFREP, one flag: the worst shape against the plain rollout
   log(`  2. OFREP single: ${worst.id} against the plain rollout, ${since()}`);
-  const context = smallContext(42);
+  const context = smallContext();
   const single = { key: keys.cost.read, context };
   const plainCase = { ...single, id: 'plain', path: `${BULK}/roll` };
   const worstCase = { ...single, id: 'worst', path: `${BULK}/cost.${worst.id}` };
@@ -345,5 +329,3 @@ export async function run({ log }) {
   };
   return { result, text };
 }
-
-await u.runAlone(import.meta.url, run);

@@ -1,7 +1,4 @@
-/**
- * Benchmark `fanout` (bench/README.md): the time a PATCH takes to reach the last of N streams, ours
- * against a baseline, both sides open at once and the writes alternating between them by rounds.
- */
+/** Benchmark `fanout`: a PATCH's time to the last of N streams, ours against a baseline, alternating. */
 import { performance } from 'node:perf_hooks';
 import { startCluster, startInstances } from './lib/postgres.mjs';
 import * as u from './lib/util.mjs';
@@ -14,8 +11,7 @@ const measure = (side, durationMs, count) => {
   const payload = { writes: side.writes, flag: FLAG, durationMs, count, gapMs: count ? 30 : GAP_MS };
   return side.readers.call('measure', payload, (durationMs ?? 0) + 60_000);
 };
-
-/** Opens `streams` streams over a side's servers, with their memory before (after a warm-up) and after. */
+/** Opens `streams` streams over a side's servers; memory before (after a warm-up) and after. */
 async function openSide(side, streams, log) {
   // Warm-up, so that code and buffers made once are not counted as per-stream memory.
   const warm = u.startChild('lib/sse-readers.mjs', `${side.id} warm-up readers`);
@@ -35,20 +31,14 @@ async function openSide(side, streams, log) {
   const perStream = (k) => (sum(after.map((m) => m[k])) - sum(before.map((m) => m[k]))) / streams;
   side.perStream = { rssBytes: perStream('rss'), heapUsedBytes: perStream('heapUsed') };
   side.rounds = [];
-  log(
-    `  ${side.label}: ${fmt.int(streams)} streams (${parts.join(' + ')}) open in ${fmt.ms(side.openMs, 0)}`,
-  );
+  log(`  ${side.label}: ${fmt.int(streams)} streams open in ${fmt.ms(side.openMs, 0)}`);
 }
-
 async function measureRound(side, durationMs, log) {
   const cpu = await u.cpuMeter(side.servers);
   const m = await measure(side, durationMs);
   side.rounds.push({ ...m, serverCpuMs: sum(await cpu()) });
-  const last = fmt.ms(u.median(m.samples.map((x) => x.fromResponseMs)));
-  const counts = `${m.errors} errors, ${m.drops} drops, ${m.incomplete} incomplete`;
-  log(`  ${side.label}: ${m.samples.length} PATCHes, last stream ${last} after the 200 (median), ${counts}`);
+  log(`  ${side.label}: last stream ${fmt.ms(u.median(m.samples.map((x) => x.fromResponseMs)))} (median)`);
 }
-
 function summary(side) {
   const total = (k) => sum(side.rounds.map((r) => r[k]));
   const samples = side.rounds.flatMap((r) => r.samples);
@@ -65,7 +55,6 @@ function summary(side) {
     missed: total('incomplete') + total('probeFailures'),
   };
 }
-
 /** Both sides of one size: streams opened, then the rounds of writes alternating between them. */
 async function fanoutCase(streams, base, ours, s, log) {
   for (const side of [base, ours]) await openSide(side, streams, log);
@@ -81,7 +70,6 @@ async function fanoutCase(streams, base, ours, s, log) {
   const [b, o] = [summary(base), summary(ours)];
   return { streams, base: base.label, ours: ours.label, [base.id]: b, [ours.id]: o, b, o };
 }
-
 function render({ streams, base, ours, b, o }, targets) {
   const cells = (get, unit = fmt.ms) => [unit(get(o)), unit(get(b)), fmt.x(get(o) / get(b))];
   const pair = (k) => {
@@ -104,7 +92,6 @@ function render({ streams, base, ours, b, o }, targets) {
   const indented = rows.map(([label, ...rest]) => [`  ${label}`, ...rest]);
   return u.table(head, indented);
 }
-
 export async function run({ log }) {
   const sizes = u.listKnob('FLAGWIRE_BENCH_FANOUT_STREAMS', '1000,5000');
   const s = { sizes, ...u.knobs('FANOUT_', { pgStreams: 3000, seconds: 10, rounds: 2 }), gapMs: GAP_MS };

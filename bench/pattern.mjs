@@ -1,15 +1,11 @@
-/**
- * Benchmark `pattern` (bench/README.md): the `matches` matcher (`src/core/pattern/`, bundled by
- * esbuild: no build) against `RegExp`, on safe patterns and on catastrophic ones.
- */
+/** Benchmark `pattern`: the `matches` matcher (`src/core/pattern/` through esbuild) against `RegExp`. */
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
-import { knob, median, REPO_DIR, runAlone, table, tempDir } from './lib/util.mjs';
+import { knob, median, REPO_DIR, table, tempDir } from './lib/util.mjs';
 
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 let sink = 0;
-
 function nsPerCall(test, input) {
   let calls = 0;
   const start = now();
@@ -19,7 +15,6 @@ function nsPerCall(test, input) {
   }
   return ((now() - start) * 1e6) / calls;
 }
-
 /** `n` characters of text ending with `tail` (what the pattern looks for): every call reads it all. */
 const text = (n, tail) =>
   `${'the quick brown fox jumps over the lazy dog 0123456789 '.repeat(Math.ceil(n / 55)).slice(0, n - tail.length)}${tail}`;
@@ -96,5 +91,5 @@ export async function run() {
   ].join('\n\n');
   return { result: { safe, catastrophic: slow, sink }, text };
 }
-
-await runAlone(import.meta.url, run);
+// Alone (`node bench/pattern.mjs`, cited by docs/protocol.md): no build needed.
+if (process.argv[1] === fileURLToPath(import.meta.url)) console.log((await run()).text);

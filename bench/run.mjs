@@ -1,7 +1,7 @@
 /**
- * Runs the benchmarks: `node bench/run.mjs [name ...]` (all by default), each `bench/<name>.mjs`
- * exporting `run({ log })` → `{ result, text }`, on `dist/` unless `FLAGWIRE_DIST` names another
- * build. Prints a table per benchmark and merges the results into bench/results/latest.json.
+ * `node bench/run.mjs [name ...]` (all by default): each `bench/<name>.mjs`'s `run({ log })` gives
+ * `{ result, text }` on `FLAGWIRE_DIST` or `dist/`; prints the tables, merges the results into
+ * bench/results/latest.json.
  */
 import { existsSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +13,6 @@ const ORDER =
 const ALL = ORDER.split(' ');
 /** `postgres`: the Postgres figures, in `writes` and `fanout`. */
 const ALIASES = { postgres: ['writes', 'fanout'] };
-
 const wanted = process.argv.slice(2).flatMap((w) => ALIASES[w] ?? [w]);
 const unknown = wanted.filter((w) => !ALL.includes(w));
 if (unknown.length > 0) {
@@ -24,7 +23,6 @@ if (!existsSync(dist().path('server.js'))) {
   console.error(`${dist().path('server.js')} not found: run \`npm run build\` or set FLAGWIRE_DIST`);
   process.exit(2);
 }
-
 const cpus = os.cpus();
 const meta = {
   date: new Date().toISOString(),
@@ -35,28 +33,26 @@ const meta = {
   dist: dist().dir,
 };
 console.log(`flagwire benchmarks: node ${meta.node}, ${meta.cpus}, build ${meta.dist}`);
-
 const results = {};
 const texts = [];
 const started = Date.now();
 for (const name of ALL.filter((b) => wanted.length === 0 || wanted.includes(b))) {
   console.log(`\n== ${name}`);
   const t0 = Date.now();
-  const date = () => new Date().toISOString();
   try {
     const { result, text } = await (await import(`./${name}.mjs`)).run({ log: console.log });
-    results[name] = { ...result, date: date(), elapsedSeconds: (Date.now() - t0) / 1000 };
+    results[name] = { ...result, elapsedSeconds: (Date.now() - t0) / 1000 };
     texts.push(text);
     console.log(`\n${text}`);
   } catch (error) {
     process.exitCode = 1;
-    results[name] = { date: date(), error: error?.stack ?? String(error) };
+    results[name] = { error: error?.stack ?? String(error) };
     console.error(`  ${name} failed: ${error?.stack ?? error}`);
   } finally {
+    results[name].date = new Date().toISOString();
     await cleanUp();
   }
 }
-
 meta.elapsedSeconds = (Date.now() - started) / 1000;
 writeResults(meta, results);
 console.log(

@@ -1,7 +1,4 @@
-/**
- * Benchmark `sdk-evaluate` (bench/README.md): `isEnabled` of an offline client against floors in the
- * same process (`lib/evaluate-child.mjs`), usage counting on against off, garbage per call.
- */
+/** Benchmark `sdk-evaluate` (`lib/evaluate-child.mjs`): `isEnabled` against floors; usage on against off. */
 import { dist, fmt, garbageArgv, knobs, median, runJson, table, verdict } from './lib/util.mjs';
 
 const TARGET_ROLLOUT_RATIO = 1.3;
@@ -11,7 +8,6 @@ const TARGET_USAGE_NS = 5;
 /** "About zero": below this many bytes per call (a 16-byte object every 320 calls). */
 const TARGET_BYTES_PER_CALL = 0.05;
 const SEMI_SPACE_MB = 64;
-
 export async function run({ log }) {
   const knobbed = knobs('EVAL_', { rounds: 7, passes: 3, users: 1_000_000 });
   const s = { ...knobbed, warmupPasses: 3, garbageSamples: 3 };

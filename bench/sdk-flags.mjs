@@ -1,7 +1,4 @@
-/**
- * Benchmark `sdk-flags` (bench/README.md): `GET /sdk/flags` (100 flags) req/s against a bare
- * `node:http` server answering the very same bytes, in alternating rounds; the 304 for information.
- */
+/** Benchmark `sdk-flags`: `GET /sdk/flags` req/s against a bare `node:http` server sending the same bytes. */
 import * as u from './lib/util.mjs';
 
 const { fmt } = u;
@@ -9,14 +6,12 @@ const FLAGS = 100;
 const TARGET_RATIO = 0.8;
 /** Headers Node adds itself on every response; the bare server gets them from Node too. */
 const NODE_ADDED = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
-
 /** A server's answer as autocannon gets it (no `Accept-Encoding`), as the bare server replays it. */
 async function capture(url, headers) {
   const { status, headers: all, body } = await u.httpJson('GET', url, undefined, undefined, { headers });
   const kept = Object.fromEntries(Object.entries(all).filter(([k]) => !NODE_ADDED.has(k)));
   return { status, headers: kept, body: body.toString('base64'), bytes: body.length };
 }
-
 export async function run({ log }) {
   const s = u.loadSettings();
   const { keys, server: ours } = await u.memoryServer('sdk-flags', { live: u.appFlags(FLAGS) });
@@ -26,15 +21,11 @@ export async function run({ log }) {
   const notModified = await capture(`${ours.url}/sdk/flags`, { ...auth, 'if-none-match': etag });
   const count = Object.keys(JSON.parse(Buffer.from(ok.body, 'base64').toString()).flags ?? {}).length;
   if (ok.status !== 200 || notModified.status !== 304 || count !== FLAGS)
-    throw new Error(
-      `GET /sdk/flags: ${ok.status} with ${count} flags; with If-None-Match ${notModified.status}`,
-    );
+    throw new Error(`GET /sdk/flags: ${ok.status}, ${count} flags; If-None-Match: ${notModified.status}`);
   const bare = await u.startServer({}, 'sdk-flags-bare', { bare: { responses: { ok, notModified, etag } } });
   if ((await capture(`${bare.url}/sdk/flags`, auth)).body !== ok.body)
     throw new Error('the bare server answers other bytes than the reference server');
-  log(
-    `  ${FLAGS} flags, ${ok.bytes} bytes; ${s.rounds} rounds x ${s.duration} s, 50 connections, pipelining 1`,
-  );
+  log(`  ${FLAGS} flags, ${ok.bytes} bytes; ${s.rounds} rounds x ${s.duration} s, 50 connections`);
 
   const figures = {};
   for (const status of [200, 304]) {

@@ -1,18 +1,16 @@
 /**
- * Benchmark `sdk-propagation` (bench/README.md): per PATCH, the time until every SDK client sees the
- * flip. The server writes the frames before it answers, so "after 200" can be negative.
+ * Benchmark `sdk-propagation`: per PATCH, the time until every SDK client sees the flip. The server
+ * writes the frames before it answers, so "after 200" can be negative.
  */
 import * as u from './lib/util.mjs';
 
 const { fmt } = u;
 const FLAG = 'propagation.toggle';
-
 function summarize(results) {
   /** Spread between the first and the last receiver of a PATCH. */
   const spreadMsMedian = u.median(results.map((r) => r.fromSendMs - r.firstFromSendMs));
   return { samples: results.length, ...u.propagationStats(results), spreadMsMedian, results };
 }
-
 export async function run({ log }) {
   const s = { ...u.knobs('PROP_', { clients: 200, patches: 20 }), warmupPatches: 3, gapMs: 50 };
   const other = (i) => (i % 2 ? { type: 'boolean' } : { type: 'rollout', percentage: 25 });

@@ -1,7 +1,4 @@
-/**
- * Benchmark `stream-load` (bench/README.md, docs/reliability.md): reconnect storms against the
- * management calls before them; slow consumers (`lib/slow-readers.py`) against a run without them.
- */
+/** Benchmark `stream-load`: reconnect storms against the calls before them; slow consumers against none. */
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +9,6 @@ const { fmt, stats } = u;
 const PROBE = 'load.probe';
 const MGMT = 'mgmt.toggle';
 const fillerFlag = (i) => `fill-${String(i).padStart(3, '0')}-`.padEnd(128, 'x');
-
 function settings() {
   const streams = u.knob('FLAGWIRE_BENCH_LOAD_STREAMS', 5000);
   const knobs = { shedMaxStreams: Math.round(streams * 0.4), normal: 1000, slow: 200, slowSeconds: 15 };
@@ -20,11 +16,9 @@ function settings() {
   const fixed = { writeGapMs: 100, mgmtGapMs: 20, quietSeconds: 3, shedSeconds: 6, stormTimeoutSeconds: 60 };
   return { streams, ...u.knobs('LOAD_', knobs), ...fixed, fillerFlags: 64 };
 }
-
 /**
- * A durable server (environments `live`, the streams', and `mgmt`, the probe's) with `count`
- * streams, after 3 s of the PATCHes every 100 ms (not counted: what follows the opening of
- * thousands of streams would weigh on the first storm's baseline).
+ * A durable server (environments `live`, the streams', and `mgmt`) with `count` streams, after 3 s
+ * of PATCHes, not counted (what follows the opening of the streams would weigh on the first storm).
  */
 async function startLoad(s, label, options, count, fillers = 0) {
   const others = Array.from({ length: 20 }, (_, i) => `load.other-${i}`);
@@ -39,7 +33,6 @@ async function startLoad(s, label, options, count, fillers = 0) {
   await readers.call('measure', { writes, flag: PROBE, durationMs: 3000, gapMs: s.writeGapMs }, 60_000);
   return { server: { ...server, keys, writes }, readers };
 }
-
 /** Samples the server (memory without GC, streams, unsent bytes) every `everyMs`; `await stop()` → them. */
 function startSampler(server, everyMs) {
   const samples = [];
@@ -54,7 +47,6 @@ function startSampler(server, everyMs) {
   };
 }
 const peak = (samples, k) => Math.max(...samples.map((x) => x[k]));
-
 /** Linux's counters of connections dropped at a full listen queue and of SYN retransmissions. */
 function tcpCounters() {
   try {
@@ -66,7 +58,6 @@ function tcpCounters() {
     return undefined;
   }
 }
-
 function mgmtStats(samples) {
   const out = {};
   for (const call of ['list', 'patch']) {
@@ -77,14 +68,9 @@ function mgmtStats(samples) {
   }
   return out;
 }
-
-/** One storm: 3 s of management calls before it, then the storm with them; the PATCHes every 100 ms go on. */
-async function storm(
-  { s, server, readers, probe, log },
-  mode,
-  label,
-  { extra = 0, target, minDurationMs } = {},
-) {
+/** One storm: 3 s of management calls before it, then the storm with them; the PATCHes go on. */
+async function storm({ s, server, readers, probe, log }, mode, label, shed = {}) {
+  const { extra = 0, target, minDurationMs } = shed;
   const { url, keys } = server;
   const calls = [
     { name: 'list', method: 'GET', url: `${url}/api/v1/flags`, key: keys.live.full },
@@ -106,10 +92,7 @@ async function storm(
   const inStorm = mgmtStats(
     during.filter((x) => x.atEpoch >= st.startedAtEpoch && x.atEpoch <= st.endedAtEpoch),
   );
-  const back = `${st.back}/${st.target} back in ${fmt.ms(st.allBackMs, 0)}, current in ${fmt.ms(st.recoveryMs, 0)}`;
-  log(
-    `  storm ${label}: ${back}; ${st.refused} x 503; GET p99 ${fmt.ms(inStorm.list.p99)} (${fmt.ms(quiet.list.p99)} before)`,
-  );
+  log(`  storm ${label}: ${st.back}/${st.target} back, current in ${fmt.ms(st.recoveryMs, 0)}`);
   const delta = (k) => tcp1[k] - tcp0[k];
   const tcp = tcp0 && { listenOverflows: delta('listenOverflows'), synRetrans: delta('synRetrans') };
   const ratios = {
@@ -120,7 +103,6 @@ async function storm(
   const peaks = { serverPeakStreams: top('streams'), serverPeakRssBytes: top('rss') };
   return { mode: label, ...st, tcp, backgroundWrites, ...peaks, quiet, storm: inStorm, ratios };
 }
-
 /** The slow consumers (`lib/slow-readers.py`): resolves once all are open; `drain()` → what they saw. */
 async function startSlowReaders(s, server) {
   const { hostname, port } = new URL(server.url);
@@ -144,7 +126,6 @@ async function startSlowReaders(s, server) {
   };
   return { opened, drain };
 }
-
 /** One run of part 2: `slow`, or `baseline` (the same without the slow streams). */
 async function slowRun(s, kind, log) {
   const options = { streamMaxBufferedBytes: s.maxBuffered };
@@ -170,9 +151,7 @@ async function slowRun(s, kind, log) {
   const last = stats(m.samples.map((x) => x.fromResponseMs));
   const bytesMedian = seen && u.median(seen.bytesReceived);
   const slowClients = seen && { opened: slow.opened, ended: seen.ended, stillOpen: seen.open, bytesMedian };
-  log(
-    `  slow consumers, ${kind}: ${streams} streams, normal last ${fmt.ms(last.median)}, ${cuts.length} cut`,
-  );
+  log(`  slow consumers, ${kind}: ${cuts.length} cut`);
   return {
     kind,
     streams,
@@ -195,7 +174,6 @@ async function slowRun(s, kind, log) {
     }),
   };
 }
-
 export async function run({ log }) {
   const s = settings();
   log(`  ${s.streams} streams; 1 PATCH / ${s.writeGapMs} ms; management calls every ${s.mgmtGapMs} ms`);
@@ -223,11 +201,9 @@ export async function run({ log }) {
   }
   return { result, text: render(s, result) };
 }
-
 /** `a / b / c` of values through `unit`. */
 const slash = (values, unit = String) => values.map((v) => unit(v)).join(' / ');
 const ms0 = (v) => fmt.ms(v, 0);
-
 function render(s, r) {
   const rows = [];
   const row = (...cells) => rows.push(cells);

@@ -1,9 +1,6 @@
-/**
- * Benchmark `targeting` (bench/README.md): the built SDK's client against GrowthBook's and Unleash's,
- * each against a plain rollout through the built client in its own process (`lib/targeting-child.mjs`).
- */
+/** Benchmark `targeting`: the built client, GrowthBook and Unleash, each against Flagwire's plain rollout. */
 import { existsSync } from 'node:fs';
-import { dist, fmt, garbageArgv, knobs, runAlone, runJson, table, verdict } from './lib/util.mjs';
+import { dist, fmt, garbageArgv, knobs, runJson, table, verdict } from './lib/util.mjs';
 
 const IMPLEMENTATIONS = ['flagwire', 'growthbook', 'unleash'];
 const PEERS = IMPLEMENTATIONS.slice(1);
@@ -11,7 +8,6 @@ const TARGET_RULE_10_RATIO = 2;
 /** "About zero": below this many bytes per evaluation (as `sdk-evaluate`). */
 const TARGET_BYTES_PER_EVAL = 0.05;
 const SEMI_SPACE_MB = 64;
-
 export async function run({ log }) {
   const fixed = { warmupPasses: 3, checkUsers: 2000, garbageSamples: 3, garbagePassMs: 300 };
   const knobbed = knobs('TARGETING_', { users: 100_000, rounds: 5, passes: 3, passMs: 50 });
@@ -68,7 +64,7 @@ export async function run({ log }) {
       `targeting: CPU per evaluation|${names[0]}|x plain rollout|${names[1]}|x Flagwire|${names[2]}|x Flagwire`,
       timeRows,
     ),
-    table(['targeting: bytes allocated per evaluation', ...names], garbageRows),
+    table(['targeting: bytes allocated per evaluation', ...names].join('|'), garbageRows),
     [
       `  10-clause rule within ${TARGET_RULE_10_RATIO}x of plain rollout: ${fmt.x(rule10)}: ${verdict(verdicts.rule10Within2x.met)}`,
       `  ahead of every peer on every case: ${verdict(verdicts.aheadOfEveryPeer.met)}${list('behind', behind)}`,
@@ -81,5 +77,3 @@ export async function run({ log }) {
   const met = Object.values(verdicts).every((v) => v.met);
   return { result: { settings: { ...s, sdk }, implementations, cases, verdicts, met }, text };
 }
-
-await runAlone(import.meta.url, run);

@@ -1,7 +1,4 @@
-/**
- * Benchmark `webhooks` (bench/README.md, measured in `lib/webhooks-child.mjs`): `verifySignature`
- * against `createHmac` by hand; PATCHes each delivered to a webhook against none.
- */
+/** Benchmark `webhooks`: `verifySignature` against `createHmac` by hand; delivery against no webhook. */
 import { dist, fmt, runJson, table } from './lib/util.mjs';
 
 export async function run() {

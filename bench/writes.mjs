@@ -1,7 +1,4 @@
-/**
- * Benchmark `writes` (bench/README.md): PATCH/s at 1, 16 and 64 clients (each toggling its own flag)
- * on memory, the journal, one and three instances on Postgres, in rotating rounds; CPU per PATCH.
- */
+/** Benchmark `writes`: PATCH/s by clients toggling a flag each, on every store, in rotating rounds. */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +10,6 @@ const { fmt, sum } = u;
 const FLAGS = 64;
 const flagKey = (i) => `write.flag-${String(i).padStart(2, '0')}`;
 const KEPT = ['rps', 'meanMs', 'p99Ms', 'serverCpuUs', 'postgresCpuUs'];
-
 /** Appends of 100 bytes + fdatasync per second, by sync calls, then a `FileHandle` (a client's ceiling). */
 async function fdatasyncRates(dir, seconds) {
   const file = join(dir, 'fdatasync-probe');
@@ -38,13 +34,11 @@ async function fdatasyncRates(dir, seconds) {
   rmSync(file);
   return { sync, async: asyncRate };
 }
-
 /** `total` connections over `n` servers: 16 -> [6, 5, 5]; 1 -> [1, 0, 0] rotated by `round`. */
 function split(total, n, round) {
   const parts = u.evenSplit(total, n);
   return total < n ? parts.map((_, i) => parts[(i - (round % n) + n) % n]) : parts;
 }
-
 /** One run of `connections` clients on a configuration's servers → PATCH/s, latency, CPU per PATCH. */
 async function writeRun(c, key, connections, duration, round) {
   const parts = split(connections, c.servers.length, round);
@@ -55,12 +49,7 @@ async function writeRun(c, key, connections, duration, round) {
   const runs = c.servers.map((server, i) => {
     const lists = Array.from({ length: parts[i] }, (_, j) => {
       const path = `/api/v1/flags/${flagKey((offset + j) % FLAGS)}`;
-      return [true, false].map((enabled) => ({
-        method: 'PATCH',
-        path,
-        headers,
-        body: `{"enabled":${enabled}}`,
-      }));
+      return [true, false].map((on) => ({ method: 'PATCH', path, headers, body: `{"enabled":${on}}` }));
     });
     offset += parts[i];
     const config = { url: server.url, connections: parts[i], duration, requestsPerConnection: lists };
@@ -80,15 +69,12 @@ async function writeRun(c, key, connections, duration, round) {
     postgresCpuUs: (pgMs * 1000) / requests,
   };
 }
-
 export async function run({ log }) {
   const concurrency = u.listKnob('FLAGWIRE_BENCH_WRITE_CONCURRENCY', '1,16,64');
   const s = { concurrency, ...u.knobs('WRITE_', { duration: 4, rounds: 3 }) };
   const dir = u.tempDir('writes');
   const fsyncBefore = await fdatasyncRates(dir, 2);
-  log(
-    `  raw fdatasync in ${dir}: ${fmt.int(fsyncBefore.sync)}/s; FileHandle ${fmt.int(fsyncBefore.async)}/s`,
-  );
+  log(`  raw fdatasync: ${fmt.int(fsyncBefore.sync)}/s; FileHandle ${fmt.int(fsyncBefore.async)}/s`);
   const pg = await startCluster(log);
   const flags = Array.from({ length: FLAGS }, (_, i) => ({ key: flagKey(i), type: 'boolean' }));
   const { keys, config } = u.benchConfig({ live: flags });
@@ -113,8 +99,8 @@ export async function run({ log }) {
       for (const c of u.rotated(configs, round))
         got[c.id] = await writeRun(c, keys.live.full, clients, s.duration, round);
       rounds.push(got);
-      const line = configs.map(({ id }) => `${id} ${fmt.int(got[id].rps)}`).join(', ');
-      log(`  ${clients} clients, round ${round + 1}/${s.rounds}, PATCH/s: ${line}`);
+      const rates = configs.map(({ id }) => `${id} ${fmt.int(got[id].rps)}`).join(', ');
+      log(`  ${clients} clients, PATCH/s: ${rates}`);
     }
     const ratio = (id, base) => u.median(rounds.map((r) => r[id].rps / r[base].rps));
     const row = { clients, rounds };

@@ -2,10 +2,7 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 
-/**
- * Serves `commands[msg.cmd](msg)` over IPC (`{ id, cmd, ... }` → `{ id, result | error }`), and
- * `cpu`, and `close` (the child's own `close`, if any, then exit); exits with the parent.
- */
+/** Serves `commands` over IPC (`{ id, cmd, ... }` → `{ id, result | error }`), with `cpu` and `close`. */
 export function serveCommands({ close, ...commands }) {
   commands.cpu = () => process.cpuUsage();
   commands.close = async () => {
@@ -22,12 +19,9 @@ export function serveCommands({ close, ...commands }) {
   });
   process.on('disconnect', () => process.exit(0));
 }
-
 /**
- * One request through `node:http` (which does not decode), with a bearer key if any (and a JSON body,
- * or a JSON text). Never rejects: `{ status, sentAt, at, ms, headers, body? }`, `at` when the answer's
- * head came, `ms` from sending to the end of the answer, `body` a Buffer when `read`; `status` is
- * `timeout ...` or `error ...` when none came.
+ * One request through `node:http` (no decoding). Never rejects: `{ status, sentAt, at, ms, headers,
+ * body? }`, `at` when the head came, `ms` from sending to the end; `status` `timeout`/`error ...` if none.
  */
 export function request(method, url, key, body, options = {}) {
   const { agent, headers: extra, timeoutMs = 30_000, read = false } = options;
@@ -65,14 +59,12 @@ export function request(method, url, key, body, options = {}) {
     req.end(payload);
   });
 }
-
 /** PATCH of a flag (`{ url, key }`); throws unless 200. */
 export async function patchFlag({ url, key }, flag, body, agent) {
   const r = await request('PATCH', `${url}/api/v1/flags/${encodeURIComponent(flag)}`, key, body, { agent });
   if (r.status !== 200) throw new Error(`PATCH ${flag}: ${r.status}`);
   return r;
 }
-
 /** One PATCH's propagation (`util.mjs` `propagationStats`): sent, answered, first and last receiver. */
 export const propagationSample = (sentAt, ackAt, first, last) => ({
   toResponseMs: ackAt - sentAt,

@@ -1,7 +1,6 @@
 /**
- * The `cost` benchmark's flags, user and OFREP contexts: shapes of flag each grown by one size `n`
- * (the management API's cost check decides how large), built so that the user matches no rule:
- * every rule is looked at and every clause of it but the last holds, all the work a flag can ask.
+ * The `cost` flags, user and OFREP contexts: shapes grown by a size `n` (the cost check decides how
+ * large) so that the user matches no rule, yet every rule is looked at and all its clauses but the last hold.
  */
 import { evenSplit } from './util.mjs';
 
@@ -10,14 +9,12 @@ const USER_AGENT = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/
 /** A 64-character campaign tag, lowercase letters only and no `x`: the cost model's longest scalar. */
 const CAMPAIGN = 'springsaleweeklynewsletterbrandawarenessretargetingcohortalphabe';
 const APP_VERSION = '5.12.3-rc.1';
-
 /** The realistic user `i` (the management form of its attributes; the SDK's user, OFREP's context). */
 export function userOf(i) {
   const where = { country: 'DE', locale: 'de-DE', plan: 'team', platform: 'web', appVersion: APP_VERSION };
   const tags = { userAgent: USER_AGENT, utmCampaign: CAMPAIGN, ip: '2001:db8:85a3::8a2e:370:7334' };
   return { key: `user-${i}`, email: `jane.doe${i}@example.com`, ...where, ...tags, seats: 42, age: 37 };
 }
-
 /** `in` clauses that hold for every user of `userOf` (`r` varies the operands, never the outcome). */
 const HOLDING = [
   (r) => ({ attribute: 'country', op: 'in', values: ['DE', 'AT', 'CH', 'NL', 'BE', `X${r}`] }),
@@ -27,7 +24,6 @@ const HOLDING = [
 ];
 /** An `in` clause that fails for every user of `userOf`. */
 const FAILING = (r) => ({ attribute: 'country', op: 'in', values: ['KP', 'IR', 'SY', 'CU', `F${r}`] });
-
 /** A rule of `k` clauses (at least 1): `k - 1` that hold, then one that fails. */
 function failingRule(k, r) {
   const clauses = Array.from({ length: k - 1 }, (_, i) => HOLDING[(i + r) % HOLDING.length](r));
@@ -36,14 +32,11 @@ function failingRule(k, r) {
 }
 /** `rules` rules holding `n` clauses in all (each at least one), as even as can be. */
 const failingRules = (n, rules) => evenSplit(Math.max(n, rules), rules).map((k, r) => failingRule(k, r));
-
 /** Four lowercase letters for `i` (26^4 of them). */
 const letters = (i) =>
   Array.from({ length: 4 }, (_, d) => String.fromCharCode(97 + (Math.floor(i / 26 ** d) % 26))).join('');
-
 /** `startsWith` operands of 60 characters sharing the user agent's first 55 (compared before it fails). */
 const prefixOperand = (i) => `${USER_AGENT.slice(0, 55)}#${letters(i)}`;
-
 /** `contains` operands: a piece of the user agent (10 to 30 characters) after a character it lacks. */
 const NOT_IN_UA = '#!~^|{}<>`$&*=?@';
 function containsOperand(i) {
@@ -53,7 +46,6 @@ function containsOperand(i) {
   const at = Math.floor(rest / 21) % (USER_AGENT.length - length + 1);
   return `${lead}${USER_AGENT.slice(at, at + length)}`;
 }
-
 /** A `string` flag with variants `on`/`off` that serves `off` unless one of `rules` matches. */
 const ruled = (key, rules, fields = {}) => ({
   key,
@@ -66,10 +58,8 @@ const ruled = (key, rules, fields = {}) => ({
 });
 /** What to create for a flag of one rule of one clause. */
 const single = (key, clause) => ({ segments: [], flags: [ruled(key, [{ clauses: [clause] }])], top: key });
-
 /** The plain 50 % rollout of the baseline. */
 export const ROLLOUT = { key: 'roll', type: 'rollout', percentage: 50 };
-
 /** 2001:db8:9000::/48 and up: never the user's 2001:db8:85a3::/48. */
 const cidr = (i) => `2001:db8:${(0x9000 + i).toString(16)}::/48`;
 /** One clause of `n` operands: [id, label, attribute, op, operand i]. */
@@ -96,7 +86,6 @@ function segment(n, key, { segmentKeys = [] } = {}) {
     top: key,
   };
 }
-
 /** The prerequisite graph: 10 prerequisites of the top, the first over a chain of 4 (5 deep). */
 const PREREQUISITES = 10;
 const CHAIN = 4;
@@ -120,11 +109,9 @@ function graph(n, key) {
   );
   return { segments: [], flags, top: key };
 }
-
 /**
- * The shapes. `build(n, key)` answers what to create, in order: `{ segments, flags, top }` (the
- * flag evaluated is `top`). `max`: the most the structure allows (limits of §12.2), so a search
- * that reaches it was not stopped by the cost model.
+ * The shapes: `build(n, key)` → what to create, in order, `{ segments, flags, top }` (`top` is
+ * evaluated); `max`, the most the structure allows (§12.2): a search reaching it met no cost refusal.
  */
 const shape = (id, label, unit, max, build) => ({ id, label, unit, max, build });
 export const SHAPES = [
@@ -141,13 +128,11 @@ export const SHAPES = [
   shape('segment', '(e) a segment of 100 rules of `in` clauses', 'clauses', 10_000, segment),
   shape('prerequisites', '(f) 10 prerequisites, 5 deep, 15 flags of rules', 'clauses', 15 * 100 * 100, graph),
 ];
-
-/** The small context: the realistic user. */
-export function smallContext(i = 42) {
-  const { key, ...attributes } = userOf(i);
+/** The small context: the realistic user 42. */
+export function smallContext() {
+  const { key, ...attributes } = userOf(42);
   return { targetingKey: key, ...attributes };
 }
-
 /** Attributes the shapes' clauses read (the user's value holds there). */
 const READ = 'country plan platform locale appVersion userAgent utmCampaign ip seats'.split(' ');
 const TEXTS = ['userAgent', 'utmCampaign'];
@@ -157,19 +142,14 @@ const OTHER = {
   ip: (k) => `2001:db8:85a3::${k.toString(16)}`,
   seats: (k) => 100 + k,
 };
-
 /**
- * A context at the bounds of `CONTEXT_BOUNDS` and `CONTEXT_BYTES` (32 KiB; 1,000 properties and
- * items, texts of 4,096 characters, arrays of 50). `scalars`: the user agent and the campaign as
- * 4,096-character texts of the same kind, the rest of the 1,000 properties filler texts as long as
- * the body allows. `arrays`: every attribute the shapes read an array of 50 items whose last is
- * the user's value, the texts among them as long as the body allows, and filler.
+ * A context at `CONTEXT_BOUNDS` and `CONTEXT_BYTES` (32 KiB, 1,000 entries, texts of 4,096, arrays of
+ * 50). `scalars`: the user agent and campaign 4,096 long; `arrays`: each attribute the shapes read an
+ * array ending with the user's value; then filler up to the bounds.
  */
-export function boundsContext(
-  kind,
-  { entries = 1000, text = 4096, items = 50, bodyBytes = 32 * 1024 - 64 } = {},
-) {
-  const base = smallContext(42);
+export function boundsContext(kind) {
+  const [entries, text, items, bodyBytes] = [1000, 4096, 50, 32 * 1024 - 64];
+  const base = smallContext();
   // In arrays, the long texts share the body: as long as 32 KiB allows for two arrays of them.
   const length = kind === 'scalars' ? text : Math.min(text, Math.floor((bodyBytes * 0.6) / (2 * items)) - 8);
   const long = (s) => s.repeat(Math.ceil(length / s.length)).slice(0, length);

@@ -1,7 +1,4 @@
-/**
- * The measuring process of `sdk-evaluate` (`timing` or `garbage`): an offline client against its
- * floors, and a client counting usage (never started) against it; users made up front.
- */
+/** The measuring process of `sdk-evaluate` (`timing` or `garbage`); users made up front. */
 import { createHash } from 'node:crypto';
 import { err, flat, garbageMeter, pass, printResult, timeRounds } from './measure.mjs';
 import { appFlags } from './util.mjs';
@@ -9,14 +6,11 @@ import { appFlags } from './util.mjs';
 const [mode, configJson] = process.argv.slice(2);
 const config = JSON.parse(configJson);
 const { createClient } = await import(config.sdkUrl);
-
 /** Added to 98 flags of the other benchmarks' kind (`appFlags`), and measured. */
 const BOOLEAN_FLAG = 'checkout.new-payment-page';
 const ROLLOUT_FLAG = 'checkout.rollout-half';
-
 /** `user-0` ... `user-999999`. */
 const sequentialUsers = (n) => Array.from({ length: n }, (_, i) => ({ key: flat(`user-${i}`) }));
-
 /** Deterministic UUID-v4-like keys, e.g. `3f2b8c1e-9a4d-4c7f-8e21-5b0d6a9f4c33` (from a hash of `i`). */
 function uuidUsers(n) {
   return Array.from({ length: n }, (_, i) => {
@@ -26,23 +20,19 @@ function uuidUsers(n) {
     return { key: flat(uuid) };
   });
 }
-
 // The loops: one function each, so each stays monomorphic where it can.
-
 /** The SDK: what an application does. */
 function sdkLoop(client, flagKey, users) {
   let hits = 0;
   for (let i = 0; i < users.length; i++) if (client.isEnabled(flagKey, users[i])) hits++;
   return hits;
 }
-
 /** The SDK with usage counting on: the same loop, its own function (its call site sees one client). */
 function sdkUsageLoop(client, flagKey, users) {
   let hits = 0;
   for (let i = 0; i < users.length; i++) if (client.isEnabled(flagKey, users[i])) hits++;
   return hits;
 }
-
 /** Floor (a): a bare `Map.get` on the same flags, plus the `enabled` read that gives the answer. */
 function mapGetLoop(map, flagKey, users) {
   let hits = 0;
@@ -52,7 +42,6 @@ function mapGetLoop(map, flagKey, users) {
   }
   return hits;
 }
-
 /**
  * Floor (b): the `Map` lookup plus a straightforward murmur3_x86_32 (seed 0) over the ASCII
  * bytes of `flagKey + ':' + userKey`, read with `charCodeAt`, inlined, allocating nothing;
@@ -98,7 +87,6 @@ function murmurFloorLoop(map, flagKey, users) {
   }
   return hits;
 }
-
 err(`  sdk-evaluate ${mode}: generating 2 x ${config.users.toLocaleString('en-US')} users...`);
 const bootstrap = [
   ...appFlags(98),
@@ -113,7 +101,6 @@ const counting = createClient({ ...options, usage: { flushIntervalMs: 3_600_000 
 /** The floors' map: the same flags the client holds (`allFlags()` gives copies of its entries). */
 const floorMap = new Map(Object.entries(client.allFlags()));
 const userSets = { 'user-<n>': sequentialUsers(config.users), uuid: uuidUsers(config.users) };
-
 /** The cases: the SDK loop against its floor, each a pass over all users. */
 const N = config.users;
 const pair = (info, run, floor) => ({ id: info.id, info, run, n: N, floor: { run: floor, n: N } });
@@ -135,7 +122,6 @@ for (const [kind, flag, key] of FLAGS) {
   const [sdk, base] = [() => sdkUsageLoop(counting, key, users), () => sdkLoop(client, key, users)];
   cases.push(pair(info, sdk, base));
 }
-
 function warmUp() {
   const hits = {};
   for (let p = 0; p < config.warmupPasses; p++)
@@ -146,13 +132,11 @@ function warmUp() {
     }
   return hits;
 }
-
 function timing() {
   const hits = warmUp();
-  const summary = timeRounds(cases, (c) => c.floor, { ...config, rotate: false, digits: 1 }, 'call');
+  const summary = timeRounds(cases, (c) => c.floor, { ...config, rotate: false });
   return { cases: cases.map((c) => ({ ...c.info, trueAnswers: hits[c.id], ...summary(c) })) };
 }
-
 async function garbage() {
   warmUp();
   const meter = await garbageMeter(config.garbageSamples);
@@ -160,13 +144,9 @@ async function garbage() {
   for (const c of cases) {
     const sdk = await meter.sample(c.run, c.n);
     const floor = await meter.sample(c.floor.run, c.floor.n);
-    const line = (x) => `${x.perUnit.toFixed(3)} B/call (${x.gcs} GCs)`;
-    err(`  ${c.id}: sdk ${line(sdk)}, floor ${line(floor)}`);
     out.push({ ...c.info, sdk, floor });
   }
   meter.stop();
   return { controlBytes: meter.control, cases: out };
 }
-
-if (mode !== 'timing' && mode !== 'garbage') throw new Error(`unknown mode ${mode}`);
 printResult({ mode, ...(mode === 'timing' ? timing() : await garbage()) });

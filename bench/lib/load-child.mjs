@@ -9,7 +9,6 @@ if (config.body !== undefined) options.body = config.body;
 const lists = config.requestsPerConnection;
 let next = 0;
 if (lists) options.setupClient = (client) => client.setRequests(lists[next++ % lists.length]);
-
 const result = await autocannon(options);
 const codes = Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]);
 const summary = {

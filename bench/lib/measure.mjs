@@ -5,10 +5,9 @@ import { median, rotated, sleep } from './util.mjs';
 /** A flat (sequential), non-internalized one-byte copy of an ASCII string, as one parsed from a request. */
 export const flat = (s) => Buffer.from(s, 'latin1').toString('latin1');
 export const err = (line) => process.stderr.write(`${line}\n`);
-
 /**
- * Runs `run(n)` once: CPU ns (user + system: it leaves out the time the process waited for a core;
- * after the warm-up no other thread adds any) and wall ns per unit of `n`; `hits`, what `run` answered.
+ * Runs `run(n)` once: CPU ns (user + system: not the time the process waited for a core; after the
+ * warm-up no other thread adds any) and wall ns per unit of `n`; `hits`, what `run` answered.
  */
 export function pass(run, n) {
   const u0 = process.cpuUsage();
@@ -18,16 +17,15 @@ export function pass(run, n) {
   const u = process.cpuUsage(u0);
   return { ns: ((u.user + u.system) * 1000) / n, wallNs: Number(t1 - t0) / n, hits };
 }
-
 /**
- * `rounds` rounds of every case (`{ id, run(n), n }`) against `baseOf(case)`, the cases' order
- * rotating unless `rotate` is false: in a round, `passes` passes of each side, alternating which goes
- * first. Answers `summary(case)`: medians over rounds of the rounds' medians, and of the ratios.
+ * `rounds` rounds of every case (`{ id, run(n), n }`) against `baseOf(case)`, the order rotating
+ * unless `rotate` is false: in a round, `passes` passes of each side, alternating which goes first.
+ * Answers `summary(case)`: medians over rounds of the rounds' medians, and of the ratios.
  */
-export function timeRounds(cases, baseOf, { rounds, passes, rotate = true, digits = 0 }, unit) {
+export function timeRounds(cases, baseOf, { rounds, passes, rotate = true }) {
   const per = new Map(cases.map((c) => [c, { ns: [], wallNs: [], baseNs: [], baseWallNs: [] }]));
   for (let r = 0; r < rounds; r++) {
-    const line = (rotate ? rotated(cases, r) : cases).map((c) => {
+    for (const c of rotate ? rotated(cases, r) : cases) {
       const runs = { c: [], base: [] };
       for (let p = 0; p < passes; p++)
         for (const which of (r + p) % 2 === 0 ? ['c', 'base'] : ['base', 'c']) {
@@ -40,9 +38,8 @@ export function timeRounds(cases, baseOf, { rounds, passes, rotate = true, digit
       s.wallNs.push(med('c', 'wallNs'));
       s.baseNs.push(med('base', 'ns'));
       s.baseWallNs.push(med('base', 'wallNs'));
-      return `${c.id} ${s.ns.at(-1).toFixed(digits)}/${s.baseNs.at(-1).toFixed(digits)}`;
-    });
-    err(`  round ${r + 1}/${rounds} (CPU ns/${unit}, case/baseline): ${line.join(', ')}`);
+    }
+    err(`  round ${r + 1}/${rounds} done`);
   }
   return (c) => {
     const s = per.get(c);
@@ -59,7 +56,6 @@ export function timeRounds(cases, baseOf, { rounds, passes, rotate = true, digit
     };
   };
 }
-
 /** Evaluations in a pass of about `ms` (wall time), from passes of growing size. */
 function passSize(c, ms) {
   for (let n = 1; ; n *= 4) {
@@ -67,7 +63,6 @@ function passSize(c, ms) {
     if (took >= ms / 4 || n >= 1 << 26) return Math.max(1, Math.round((n * ms) / Math.max(took, 1e-3)));
   }
 }
-
 /** Sizes every subject's pass (`c.n`) to about `ms`, runs `passes` passes of each, sizes again. */
 export function warmUp(subjects, ms, passes, label) {
   const t0 = performance.now();
@@ -76,7 +71,6 @@ export function warmUp(subjects, ms, passes, label) {
   for (const c of subjects) c.n = passSize(c, ms);
   err(`  ${label}: warmed up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
-
 /** `run(n)`: `evaluate(users, start, n)` of the next `n` users, from where the last call ended. */
 export function subject(evaluate, users) {
   let cursor = 0;
@@ -88,10 +82,8 @@ export function subject(evaluate, users) {
     },
   };
 }
-
 /** The caller's default of `getString`: no variant has it, so an error or a missing flag shows. */
 export const DEFAULT = 'DEFAULT';
-
 /** `client.isEnabled(key, user)` over `n` users from `start` (wrapping): how many were on. */
 export function isEnabledLoop(client, key, users, start, n) {
   let hits = 0;
@@ -102,7 +94,6 @@ export function isEnabledLoop(client, key, users, start, n) {
   }
   return hits;
 }
-
 /** `client.getString(key, user, DEFAULT)` over `n` users from `start` (wrapping): how many got `want`. */
 export function getStringLoop(client, key, want, users, start, n) {
   let hits = 0;
@@ -113,10 +104,9 @@ export function getStringLoop(client, key, want, users, start, n) {
   }
   return hits;
 }
-
 /**
- * Bytes allocated by `run(n)`: `heapUsed` after it minus before it (after two full GCs), less the
- * median of `samples` empty controls; with the GCs that fell inside (a figure with any is void).
+ * Bytes allocated by `run(n)`: `heapUsed` after minus before (after two full GCs), less the median of
+ * `samples` empty controls; with the GCs that fell inside (a figure with any is void).
  */
 export async function garbageMeter(samples) {
   if (typeof globalThis.gc !== 'function') throw new Error('garbage mode needs --expose-gc');
@@ -156,7 +146,6 @@ export async function garbageMeter(samples) {
     stop: () => observer.disconnect(),
   };
 }
-
 /** A measuring child's answer on stdout, with Node's version and flags. */
 export const printResult = (r) =>
   process.stdout.write(JSON.stringify({ node: process.version, execArgv: process.execArgv, ...r }));

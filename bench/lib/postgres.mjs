@@ -22,7 +22,6 @@ function cpuMsOf(pid) {
   }
   return total;
 }
-
 /** Starts the cluster; `backendCpuMs()`: CPU ms of the postmaster and its backends so far. */
 export async function startCluster(log) {
   let cluster;
@@ -37,7 +36,6 @@ export async function startCluster(log) {
   log(`  ${version} on port ${cluster.port}`);
   return { cluster, version, backendCpuMs: () => cpuMsOf(cluster.pid) };
 }
-
 /** `count` servers on one database: the first alone (it migrates the schema), then the rest at once. */
 export async function startInstances(databaseUrl, count, label, options = {}, track = false) {
   const first = await startServer({ databaseUrl, ...options }, `${label}-1`, { track });

@@ -1,6 +1,6 @@
 /**
- * Every server of the benchmarks, one per process: the reference server, or a baseline (`bare`). With
- * `track`, the open event streams are tracked here, and every cut of one (`destroy()` while open).
+ * A server of the benchmarks in its own process: the reference server, or a baseline (`bare`); with
+ * `track`, its open event streams, and every cut of one (`destroy()` while open).
  */
 import http from 'node:http';
 import { serveCommands } from './child.mjs';
@@ -9,7 +9,6 @@ let server;
 let closeServer;
 const streams = new Set();
 const cuts = [];
-
 function track() {
   const { writeHead, destroy } = http.ServerResponse.prototype;
   http.ServerResponse.prototype.writeHead = function trackedWriteHead(status, ...rest) {
@@ -24,7 +23,6 @@ function track() {
     return destroy.apply(this, args);
   };
 }
-
 const listen = async (handler) => {
   // The reference server's timeouts, so connections are handled alike.
   const options = { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5000 };
@@ -35,9 +33,8 @@ const listen = async (handler) => {
     bare.closeAllConnections();
     await new Promise((resolve) => bare.close(resolve));
   };
-  return { url: `http://127.0.0.1:${bare.address().port}`, keys: [] };
+  return { url: `http://127.0.0.1:${bare.address().port}` };
 };
-
 function bareResponses({ ok, notModified, etag }) {
   const body = Buffer.from(ok.body, 'base64');
   return listen((req, res) => {
@@ -45,7 +42,6 @@ function bareResponses({ ok, notModified, etag }) {
     else res.writeHead(ok.status, ok.headers).end(body);
   });
 }
-
 function bareSse({ flag, others }) {
   const state = { key: flag, type: 'boolean', enabled: false, version: 1 };
   const flags = { [flag]: state };
@@ -82,7 +78,6 @@ function bareSse({ flag, others }) {
     });
   });
 }
-
 serveCommands({
   async start({ module, options, track: tracked, bare }) {
     if (tracked || bare?.sse) track();
@@ -91,7 +86,7 @@ serveCommands({
     const { startServer } = await import(module);
     server = await startServer({ port: 0, logger: false, ...options });
     closeServer = () => server.close();
-    return { url: server.url, keys: server.keys };
+    return { url: server.url };
   },
   /** Resolves once `count` streams are open. */
   async streams({ count, timeoutMs }) {

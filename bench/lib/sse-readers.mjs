@@ -1,8 +1,7 @@
 /**
- * The benchmarks' SSE reader, in a process of its own: thousands of `GET /sdk/events` streams over
- * raw `node:net` sockets (far lighter per stream than `http.request`), and the writes whose
- * propagation they time, sent from here (one clock). A stream resumes with the id of the last frame
- * it saw (`Last-Event-ID`); a `503` is retried after its `Retry-After`.
+ * The SSE reader: `GET /sdk/events` streams over raw `node:net` sockets (far lighter than
+ * `http.request`), and the writes whose propagation they time, sent from here (one clock). A stream
+ * resumes with `Last-Event-ID`; a `503` is retried after its `Retry-After`.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -13,7 +12,6 @@ import { httpJson, sleep, stats } from './util.mjs';
 const now = () => performance.now();
 /** Epoch milliseconds of a `performance.now()` time, to compare with other processes. */
 const epochOf = (t) => performance.timeOrigin + t;
-
 const readers = [];
 const counters = { drops: 0, errors: 0, syncs: 0 };
 let openCount = 0;
@@ -21,22 +19,17 @@ let maxRev = 0; // the highest revision any stream of this process has seen
 let needle; // a frame of the timed flag holds this
 let probeWindow; // while `measure` runs: per PATCH k, how many streams have it, when the first and last did
 let storm; // while `storm` runs: its state
-
 const newReader = (target) => ({ target, state: 'down', rev: 0, probeSeen: 0, attempt: 0 });
-
 function setState(r, state) {
   if (r.state === 'open') openCount -= 1;
   if (state === 'open') openCount += 1;
   r.state = state;
 }
-
-/** Resolves once every stream is open. */
-async function allOpen(timeoutMs = 30_000) {
+async function allOpen() {
   for (const t0 = now(); openCount < readers.length; await sleep(5))
-    if (now() - t0 > timeoutMs)
-      throw new Error(`${readers.length - openCount} of ${readers.length} streams are not open`);
+    if (now() - t0 > 30_000)
+      throw new Error(`${readers.length - openCount} of ${readers.length} streams not open`);
 }
-
 function connect(r) {
   r.timer = undefined;
   const { host, port, key } = r.target;
@@ -57,7 +50,6 @@ function connect(r) {
   sock.on('error', () => r.sock === sock && countError(r));
   sock.on('close', () => r.sock === sock && lost(r));
 }
-
 /** Drops the socket without counting it as lost (the benchmark's own doing). */
 function hangUp(r) {
   clearTimeout(r.timer);
@@ -66,13 +58,11 @@ function hangUp(r) {
   setState(r, 'down');
   sock?.destroy();
 }
-
 function countError(r) {
   r.failed = true;
   counters.errors += 1;
   if (storm) storm.errors += 1;
 }
-
 /** The server closed the stream, or the connection failed: count it and reconnect. */
 function lost(r) {
   if (r.state === 'open') counters.drops += 1;
@@ -84,12 +74,10 @@ function lost(r) {
   Object.assign(r, { backAt: undefined, currentAt: undefined });
   schedule(r, retryDelay(r, storm?.mode ?? 'sdk', 0, true));
 }
-
 /**
- * The delay before reconnecting. `immediate`: none, or exactly `Retry-After` (100 ms after a
- * failed connection, so a dead server is not spun on). `sdk`: as `src/core/backoff.ts` with the
- * SDK's defaults, `1 s * 2^attempt` capped at 30 s, jittered into [half, full]; a longer
- * `Retry-After` wins.
+ * The delay before reconnecting. `immediate`: `Retry-After` or none (100 ms after a failed
+ * connection). `sdk`: as `src/core/backoff.ts` with its defaults, `1 s * 2^attempt` capped at 30 s,
+ * jittered into [half, full]; a longer `Retry-After` wins.
  */
 function retryDelay(r, mode, retryAfterMs, failed = false) {
   if (mode === 'immediate') return Math.max(retryAfterMs, failed ? 100 : 0);
@@ -97,13 +85,11 @@ function retryDelay(r, mode, retryAfterMs, failed = false) {
   r.attempt += 1;
   return Math.max(Math.round(full / 2 + (Math.random() * full) / 2), retryAfterMs);
 }
-
 function schedule(r, delayMs) {
   if (r.timer) clearTimeout(r.timer);
   if (delayMs <= 0) connect(r);
   else r.timer = setTimeout(() => connect(r), delayMs);
 }
-
 function onData(r, data, at) {
   if (r.state !== 'connecting') return feedBody(r, data, at);
   r.head += data;
@@ -122,7 +108,6 @@ function onData(r, data, at) {
   if (rest) feedBody(r, rest, at);
   if (storm) checkCurrent(r, at);
 }
-
 /** A refused stream: a 503 is retried after its Retry-After, anything else counts as an error. */
 function refused(r, status, head) {
   hangUp(r);
@@ -134,8 +119,7 @@ function refused(r, status, head) {
   } else countError(r);
   schedule(r, retryDelay(r, storm?.mode ?? 'sdk', retryAfterMs, status !== 503));
 }
-
-/** Chunked transfer coding: chunk data goes to the SSE parser; the line ends between chunks are skipped. */
+/** Chunked transfer coding: chunk data goes to the SSE parser, the line ends between chunks are skipped. */
 function feedBody(r, data, at) {
   let i = 0;
   while (i < data.length) {
@@ -157,8 +141,7 @@ function feedBody(r, data, at) {
     if (line === '') continue;
     r.chunkLeft = Number.parseInt(line, 16);
     if (r.chunkLeft === 0) {
-      // The server ended the stream (it only does so when it shuts down).
-      const { sock } = r;
+      const { sock } = r; // the server ended the stream (it only does so when it shuts down)
       lost(r);
       sock?.destroy();
       return;
@@ -170,7 +153,6 @@ function feedBody(r, data, at) {
     onFrame(r, frame, at);
   }
 }
-
 function onFrame(r, frame, at) {
   let idAt = frame.startsWith('id: ') ? 0 : frame.indexOf('\nid: ');
   if (idAt > 0) idAt += 1;
@@ -187,7 +169,6 @@ function onFrame(r, frame, at) {
   r.onFirst = undefined;
   if (storm) checkCurrent(r, at);
 }
-
 function onProbe(r, at) {
   r.probeSeen += 1;
   const k = probeWindow ? r.probeSeen - r.probeBase : 0;
@@ -201,7 +182,6 @@ function onProbe(r, at) {
     probeWindow.check();
   }
 }
-
 /** During a storm: a stream is current once it is open and has the newest revision any stream has seen. */
 function checkCurrent(r, at) {
   if (r.currentAt !== undefined || r.state !== 'open' || r.rev < maxRev) return;
@@ -209,16 +189,12 @@ function checkCurrent(r, at) {
   storm.current += 1;
   if (storm.current === storm.target) storm.done(at);
 }
-
 // Idle sockets go after 2 s, before the server's 5 s keep-alive timeout closes one under a request.
 const agent = (maxSockets) => new http.Agent({ keepAlive: true, maxSockets, timeout: 2000 });
 const [probeAgent, fillerAgent, mgmtAgent] = [agent(1), agent(8), agent(16)];
-
 const flagEnabled = async ({ url, key }, flag) =>
   (await httpJson('GET', `${url}/api/v1/flags/${encodeURIComponent(flag)}`, key)).json.enabled;
-
 const fail = (w, error) => Object.assign(w, { failures: w.failures + 1, lastError: String(error) });
-
 /** A PATCH toggling `flag` every `gapMs` until `stop` or `max` were sent, through `writes` in turn. */
 function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
   needle = `"key":${JSON.stringify(flag)}`;
@@ -241,7 +217,6 @@ function startProbeWrites(writes, flag, gapMs, max = Number.POSITIVE_INFINITY) {
   })();
   return w;
 }
-
 /** Filler writes at `rate` PATCH/s (at most 8 at once) over `flags`, each a new percentage (it emits). */
 function startFillerWrites(write, { flags, rate }) {
   const w = { sent: 0, acked: 0, failures: 0, lastError: undefined };
@@ -267,18 +242,16 @@ function startFillerWrites(write, { flags, rate }) {
     return { ...w, perSecond: w.acked / seconds };
   };
 }
-
 let background;
 let mgmt;
-
 serveCommands({
-  /** Opens `count` more streams (`batch` at a time) → `{ opened, ms }` once each has its first frame. */
-  async open({ url, key, count, batch = 250 }) {
+  /** Opens `count` more streams, 250 at a time → `{ opened, ms }` once each has its first frame. */
+  async open({ url, key, count }) {
     const { hostname: host, port } = new URL(url);
     const target = { host, port: Number(port), key };
     const t0 = now();
-    for (let i = 0; i < count; i += batch) {
-      const group = Array.from({ length: Math.min(batch, count - i) }, () => {
+    for (let i = 0; i < count; i += 250) {
+      const group = Array.from({ length: Math.min(250, count - i) }, () => {
         const r = newReader(target);
         readers.push(r);
         const first = new Promise((resolve) => (r.onFirst = resolve));
@@ -289,13 +262,8 @@ serveCommands({
     }
     return { opened: readers.length, ms: now() - t0 };
   },
-  /**
-   * A PATCH toggling `flag` every `gapMs` (no sooner than the previous one's answer), through
-   * `writes` (`{ url, key }`) in turn, for `durationMs` or `count` PATCHes, with `filler` writes
-   * (`{ flags, rate }`) if any → per PATCH, the times from sending it and from its 200 until the
-   * first and the last stream had its frame.
-   */
-  async measure({ writes, flag, durationMs, count, gapMs, filler, settleTimeoutMs = 15_000 }) {
+  /** PATCHes of `flag` every `gapMs` (and `filler`) → per PATCH, when the first and last stream had it. */
+  async measure({ writes, flag, durationMs, count, gapMs, filler }) {
     await allOpen();
     for (const r of readers) r.probeBase = r.probeSeen;
     const before = { ...counters };
@@ -311,7 +279,7 @@ serveCommands({
     const fillerResult = await fill?.();
     // Every stream must get every PATCH: wait for the stragglers.
     await new Promise((resolve) => {
-      const timer = setTimeout(resolve, settleTimeoutMs);
+      const timer = setTimeout(resolve, 15_000);
       probeWindow.check = () => probeWindow.complete >= probes.sent.length && resolve(clearTimeout(timer));
       probeWindow.check();
     });
@@ -344,10 +312,9 @@ serveCommands({
     return { sent: sent.length, failures, lastError };
   },
   /**
-   * Destroys every stream at once and reconnects them, with `extra` new ones (no id to resume
-   * from), `mode` `immediate` (no backoff) or `sdk` (the SDK's jittered backoff) → when `target`
-   * (default: all) were back, and back and current; at least `minDurationMs` (over a cap, the
-   * refused keep coming back meanwhile).
+   * Destroys every stream at once and reconnects them with `extra` new ones, `mode` `immediate` or
+   * `sdk` (its backoff) → when `target` (default: all) were back, and current; at least
+   * `minDurationMs` (over a cap, the refused keep coming back meanwhile).
    */
   async storm({ mode, timeoutMs = 60_000, extra = 0, target, minDurationMs = 0 }) {
     await allOpen();
@@ -404,18 +371,14 @@ serveCommands({
       revisionsDuringStorm: maxRev - revBefore,
     };
   },
-  /**
-   * The management probe (in an instance that opens no stream): every `gapMs`, each of `calls`
-   * (`{ name, method, url, key }`; a PATCH sets a new description, so every one commits), not
-   * waiting for the previous ones; `mgmtOff` → `[{ call, atEpoch, ms, status }]` once all ended.
-   */
-  async mgmtOn({ calls, gapMs, timeoutMs = 10_000 }) {
+  /** The management probe (with no stream): `calls` every `gapMs`, not waiting (a PATCH commits). */
+  async mgmtOn({ calls, gapMs }) {
     mgmt = { samples: [], pending: new Set(), n: 0 };
     const tick = () => {
       mgmt.n += 1;
       for (const { name, method, url, key } of calls) {
         const body = method === 'PATCH' ? { description: `probe ${mgmt.n}` } : undefined;
-        const p = request(method, url, key, body, { agent: mgmtAgent, timeoutMs }).then(
+        const p = request(method, url, key, body, { agent: mgmtAgent, timeoutMs: 10_000 }).then(
           ({ sentAt, ms, status }) => {
             mgmt.samples.push({ call: name, atEpoch: epochOf(sentAt), ms, status });
             mgmt.pending.delete(p);

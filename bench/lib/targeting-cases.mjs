@@ -1,6 +1,6 @@
 /**
- * The `targeting` benchmark's users, cases and Flagwire's side (the peers': `targeting-peers.mjs`).
- * An implementation: `{ name, version, api, userOf(attributes), cases: { [id]: { run, answer } } }`.
+ * The `targeting` users, cases and Flagwire's side. An implementation:
+ * `{ name, version, api, userOf(attributes), cases: { [id]: { run, answer } } }`.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,6 @@ const COUNTRIES = 'US CA GB DE FR NL SE NO DK FI'.split(' ');
 const LANGUAGES = 'en en en de fr nl sv nb da fi'.split(' ');
 const PLANS = ['pro', 'team', 'enterprise'];
 const PLATFORMS = ['ios', 'android', 'web'];
-
 /** User `i`'s attributes (Flagwire's form): every rule below holds for every one of them. */
 export function attributesOf(i) {
   const c = i % 10;
@@ -30,17 +29,14 @@ export function attributesOf(i) {
 }
 /** Refused by every rule (country, e-mail domain): checks that no rule is trivially true. */
 export const OUTSIDER = { ...attributesOf(7), country: 'KP', locale: 'ko-KP', email: 'kim@example.net' };
-
 /** Every 10th user is in the segment (10,000 of the default 100,000). */
 export const SEGMENT = 'seg';
 export const SEGMENT_STRIDE = 10;
 export const segmentMembers = (users) =>
   Array.from({ length: Math.ceil(users / SEGMENT_STRIDE) }, (_, i) => `user-${i * SEGMENT_STRIDE}`);
-
 /**
- * Clause templates (Flagwire's wire form): `r` (the repetition, for the 100-clause rule) changes
- * the operands, never the outcome: every clause holds for every user, so every clause is
- * evaluated. Only operators all three can express (bench/README.md says which are left out).
+ * Clause templates, all holding for every user (so all are evaluated); `r`, the repetition, changes
+ * the operands only. Only operators all three can express (bench/README.md says which are left out).
  */
 const TEMPLATES = [
   (r) => ({ attribute: 'country', op: 'in', values: [...COUNTRIES, `X${r}`] }),
@@ -73,13 +69,8 @@ const clausesOf = (n) =>
 /** An e-mail domain pattern (RE2 syntax; the same text is a valid JavaScript RegExp). */
 const EMAIL = '^[a-z0-9._%+-]+@(mail\\.)?example\\.(com|org)$';
 const MATCHES = { attribute: 'email', op: 'matches', values: [EMAIL] };
-
 export const SPLIT = ['a', 'b', 'c'].map((variant, i) => ({ variant, weight: i === 0 ? 33_334 : 33_333 }));
-
-/**
- * The cases, in order. `users`: all, the segment's members or the others. `want`: the answer
- * every user gets (rules), or `rollout`/`split` (the user's bucket decides).
- */
+/** The cases: `users` all, `members` or `others` of the segment; `want` every user's answer, or by bucket. */
 export const CASES = [
   { id: 'rollout', label: 'plain rollout 50 % (baseline)', want: 'rollout' },
   { id: 'rule-1', label: 'rule of 1 clause (in)', clauses: clausesOf(1), want: true },
@@ -96,7 +87,6 @@ export const CASES = [
   { id: 'matches', label: 'matches (e-mail domain pattern)', clauses: [MATCHES], want: true },
   { id: 'split-3', label: 'split over 3 variants', want: 'split' },
 ];
-
 /** The contract's split (CONTRACT "Splits"), by an independent murmur3: the variant of `key`. */
 export function splitVariant(salt, key) {
   const r = murmurhash.v3(`${salt}:${key}`, 0) % 100_000;
@@ -109,12 +99,7 @@ export function splitVariant(salt, key) {
   return null;
 }
 export const rolloutIn = (flagKey, key) => (murmurhash.v3(`${flagKey}:${key}`, 0) % 100) + 1 <= 50;
-
-/**
- * Flagwire: one `createTestClient({ flags, segments })` of the build under test (the real client,
- * offline) holds every case's flag in the management representation; the rollout `roll` by
- * `isEnabled`, every other case a `string` flag by `getString(key, user, 'DEFAULT')`.
- */
+/** Flagwire: one `createTestClient` of the build, offline; `roll` by `isEnabled`, the rest by `getString`. */
 export function flagwire(createTestClient, members) {
   const string = (key, fields) => ({ key, type: 'string', enabled: true, description: null, ...fields });
   const flags = CASES.map((c) => {

@@ -1,7 +1,4 @@
-/**
- * The measuring process of `targeting`, one per implementation and mode (no JIT feedback crosses):
- * `timing` against Flagwire's plain rollout, or `garbage`; every answer checked first.
- */
+/** The measuring process of `targeting`, one per implementation and mode (no JIT feedback crosses). */
 import { err, garbageMeter, printResult, subject, timeRounds, warmUp } from './measure.mjs';
 import * as targeting from './targeting-cases.mjs';
 import { growthbook, unleash } from './targeting-peers.mjs';
@@ -11,24 +8,19 @@ const { attributesOf, CASES, flagwire, OUTSIDER, rolloutIn, SEGMENT_STRIDE, segm
 const [mode, configJson] = process.argv.slice(2);
 const config = JSON.parse(configJson);
 const { createTestClient } = await import(config.sdkUrl);
-
 const IMPLEMENTATIONS = { flagwire: (m) => flagwire(createTestClient, m), growthbook, unleash };
 if (!IMPLEMENTATIONS[config.impl]) throw new Error(`unknown implementation ${config.impl}`);
 err(`  targeting ${mode} ${config.impl}: ${config.users.toLocaleString('en-US')} users...`);
 const members = segmentMembers(config.users);
 const impl = await IMPLEMENTATIONS[config.impl](members);
 const baseline = config.impl === 'flagwire' ? impl : flagwire(createTestClient, members);
-
 const attributes = Array.from({ length: config.users }, (_, i) => attributesOf(i));
 const nativeUsers = attributes.map(impl.userOf);
 const byRole = (users, role) =>
   role === undefined ? users : users.filter((_, i) => (i % SEGMENT_STRIDE === 0) === (role === 'members'));
-
 /**
- * Checks every answer before measuring (a wrong answer fails the run). Flagwire's rollout and
- * split: each user's exact variant (the contract's formulas). The peers' (their own hashing):
- * shares within 4 standard errors of the weights. Rules: every user (the first `checkUsers` for
- * the peers: their slow cases), and the outsider, who every rule must refuse.
+ * Checks every answer first: Flagwire's rollout and split user by user (the contract's formulas), the
+ * peers' shares within 4 standard errors; rules for every user (peers: `checkUsers`) and the outsider.
  */
 function check(c, cs) {
   const all = byRole(attributes, c.users);
@@ -52,7 +44,6 @@ function check(c, cs) {
     throw new Error(`${impl.name} ${c.id}: the outsider got ${cs.answer(impl.userOf(OUTSIDER))}`);
   return { checkedUsers: sample.length, answers: Object.fromEntries(counts) };
 }
-
 const cases = CASES.map((c) => {
   const cs = impl.cases[c.id];
   const checked = check(c, cs);
@@ -62,16 +53,14 @@ const cases = CASES.map((c) => {
 const baseUsers = impl === baseline ? nativeUsers : attributes;
 const base = { id: 'baseline', ...subject(baseline.cases.rollout.run, baseUsers) };
 err(`  targeting ${mode} ${config.impl}: answers checked`);
-
 function timing() {
   warmUp([base, ...cases], config.passMs, config.warmupPasses, `targeting timing ${config.impl}`);
-  const summary = timeRounds(cases, () => base, config, 'eval');
+  const summary = timeRounds(cases, () => base, config);
   return cases.map((c) => {
     const { id, label, note, checked, n } = c;
     return { id, label, note, checked, evalsPerPass: n, ...summary(c) };
   });
 }
-
 async function garbage() {
   const { garbageSamples, budgetBytes, maxEvals, garbagePassMs } = config;
   warmUp([base, ...cases], garbagePassMs, config.warmupPasses, `targeting garbage ${config.impl}`);
@@ -93,14 +82,11 @@ async function garbage() {
       m = await meter.sample(c.run, n);
       if (m.gcs === 0 || attempt === 3 || n === 1) break;
     }
-    err(`  ${c.id}: ${m.perUnit.toFixed(3)} B/eval over ${n} evaluations (${m.gcs} GCs)`);
     out.push({ id: c.id, evals: n, ...m });
   }
   meter.stop();
   return { controlBytes: meter.control, cases: out };
 }
-
-if (mode !== 'timing' && mode !== 'garbage') throw new Error(`unknown mode ${mode}`);
 const result = mode === 'timing' ? { cases: timing() } : await garbage();
 const { name, version, api } = impl;
 printResult({ mode, impl: config.impl, name, version, api, ...result });

@@ -1,7 +1,4 @@
-/**
- * The `targeting` benchmark's peers, GrowthBook and Unleash, offline, each given the cases of
- * `targeting-cases.mjs` in its own form (bench/README.md says how); same interface as `flagwire`.
- */
+/** The `targeting` peers, GrowthBook and Unleash, offline, each given the cases in its own form. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES, SEGMENT, SPLIT } from './targeting-cases.mjs';
@@ -16,7 +13,6 @@ const casesOf = (notes, split, on) =>
   Object.fromEntries(
     CASES.map(({ id }) => [id, { ...(id === 'split-3' ? split : on)(`bench.${id}`), note: notes[id] }]),
   );
-
 function growthbookOnLoop(client, key, users, start, n) {
   let hits = 0;
   const u = users.length;
@@ -26,7 +22,6 @@ function growthbookOnLoop(client, key, users, start, n) {
   }
   return hits;
 }
-
 function growthbookValueLoop(client, key, want, users, start, n) {
   let hits = 0;
   const u = users.length;
@@ -36,7 +31,6 @@ function growthbookValueLoop(client, key, want, users, start, n) {
   }
   return hits;
 }
-
 function unleashOnLoop(unleash, name, users, start, n) {
   let hits = 0;
   const u = users.length;
@@ -46,7 +40,6 @@ function unleashOnLoop(unleash, name, users, start, n) {
   }
   return hits;
 }
-
 function unleashVariantLoop(unleash, name, want, users, start, n) {
   let hits = 0;
   const u = users.length;
@@ -56,7 +49,6 @@ function unleashVariantLoop(unleash, name, want, users, start, n) {
   }
   return hits;
 }
-
 /** Operators of one operand (numbers, semver, a pattern): [GrowthBook's, Unleash's]. */
 const COMPARE = {
   matches: ['$regex', 'REGEX'],
@@ -83,7 +75,6 @@ const untranslatable = (peer, op, negate) => {
   if (!(op === 'in' || (!negate && (COMPARE[op] || STRINGS[op]))))
     throw new Error(`${peer}: no translation of ${op}`);
 };
-
 /** A Flagwire clause as a GrowthBook condition (strings by `$regex`: how GrowthBook tests them). */
 function growthbookClause({ attribute, op, values, negate }) {
   untranslatable('growthbook', op, negate);
@@ -96,7 +87,6 @@ function growthbookClause({ attribute, op, values, negate }) {
         : { [COMPARE[op][0]]: only(op, values) };
   return { [attribute === 'key' ? 'id' : attribute]: condition };
 }
-
 export async function growthbook(members) {
   const { GrowthBookClient } = await import('@growthbook/growthbook');
   const features = {};
@@ -140,7 +130,6 @@ export async function growthbook(members) {
     cases,
   };
 }
-
 /** A Flagwire clause as an Unleash constraint (`values` for lists, `value` for one operand). */
 function unleashConstraint({ attribute, op, values, negate }) {
   untranslatable('unleash', op, negate);
@@ -149,7 +138,6 @@ function unleashConstraint({ attribute, op, values, negate }) {
   const contextName = attribute === 'key' ? 'userId' : attribute;
   return { contextName, operator, inverted: false, caseInsensitive: false, ...operand };
 }
-
 export async function unleash(members) {
   const { Unleash, InMemStorageProvider } = await import('unleash-client');
   const parameters = (percent, name) => ({ rollout: percent, stickiness: 'default', groupId: name });

@@ -1,7 +1,4 @@
-/**
- * A round-robin TCP front in its own process, as a load balancer: each new connection goes to the
- * next backend and stays with it; plain TCP, so its cost is the copying.
- */
+/** A round-robin TCP front, as a load balancer: a connection stays with its backend; it costs the copying. */
 import net from 'node:net';
 import { serveCommands } from './child.mjs';
 
@@ -10,7 +7,6 @@ let backends = [];
 let turn = 0;
 const routed = [];
 const sockets = new Set();
-
 function forward(client) {
   const i = turn++ % backends.length;
   routed[i] = (routed[i] ?? 0) + 1;
@@ -27,7 +23,6 @@ function forward(client) {
   client.pipe(upstream);
   upstream.pipe(client);
 }
-
 serveCommands({
   async start({ backends: urls }) {
     backends = urls.map((u) => {

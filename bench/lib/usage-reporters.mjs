@@ -1,7 +1,4 @@
-/**
- * The reporters of `usage-ingest`: each sends one request at a time until time is up; requests under
- * way are awaited, so every report the server counted is one whose answer is known here.
- */
+/** The reporters of `usage-ingest`, one request at a time each, every answer awaited (every count known). */
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -9,7 +6,6 @@ import { request, serveCommands } from './child.mjs';
 import { percentile, sum } from './util.mjs';
 
 let bodies = [];
-
 async function run({ kind, targets, key, seconds }) {
   const agents = new Map();
   const statuses = {};
@@ -46,19 +42,9 @@ async function run({ kind, targets, key, seconds }) {
   for (const agent of agents.values()) agent.destroy();
   const [p50, p99] = [percentile(latencies, 50), percentile(latencies, 99)];
   const latency = { mean: sum(latencies) / latencies.length, p50, p99 };
-  const requests = latencies.length;
-  return {
-    requests,
-    elapsedMs,
-    statuses,
-    accepted,
-    duplicates,
-    errors,
-    latency,
-    cpuUs: cpu.user + cpu.system,
-  };
+  const [requests, cpuUs] = [latencies.length, cpu.user + cpu.system];
+  return { requests, elapsedMs, statuses, accepted, duplicates, errors, latency, cpuUs };
 }
-
 serveCommands({
   setup({ bodies: given }) {
     bodies = given;

@@ -1,16 +1,15 @@
 /** The runner's side of the benchmarks (the children's side is `child.mjs`). */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { request } from './child.mjs';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = resolve(BENCH_DIR, '..');
 export const RESULTS_FILE = join(BENCH_DIR, 'results', 'latest.json');
-
 /** A numeric setting from the environment; `listKnob` takes `1,16,64`. */
 export const knob = (name, fallback) => Number(process.env[name] ?? fallback);
 /** Settings `{ passMs: 50 }` from `FLAGWIRE_BENCH_<prefix>PASS_MS` and so on. */
@@ -22,24 +21,11 @@ export const listKnob = (name, fallback) => (process.env[name] ?? fallback).spli
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** `list` rotated by `k` steps: the order of a round. */
 export const rotated = (list, k) => list.map((_, i) => list[(i + k) % list.length]);
-
-/**
- * The build under test: `FLAGWIRE_DIST`, else `dist/`. A build outside the repository gets a
- * `node_modules` link to the repository's (so never let tsup build there: its `clean` follows it).
- */
+/** The build under test: `FLAGWIRE_DIST` (inside the repository), else `dist/`. */
 export function dist() {
   const dir = resolve(REPO_DIR, process.env.FLAGWIRE_DIST ?? 'dist');
-  const rel = relative(REPO_DIR, dir);
-  if (rel.startsWith('..') || isAbsolute(rel)) {
-    try {
-      lstatSync(join(dir, 'node_modules'));
-    } catch {
-      symlinkSync(join(REPO_DIR, 'node_modules'), join(dir, 'node_modules'), 'dir');
-    }
-  }
   return { dir, path: (file) => join(dir, file), url: (file) => pathToFileURL(join(dir, file)).href };
 }
-
 /** Percentile with linear interpolation between closest ranks (numpy's default); p in 0..100. */
 export function percentile(values, p) {
   if (values.length === 0) return Number.NaN;
@@ -59,34 +45,18 @@ export const evenSplit = (total, n) =>
 export function stats(v) {
   return { n: v.length, min: Math.min(...v), median: median(v), p99: percentile(v, 99), max: Math.max(...v) };
 }
-
 /** A change's propagation, from `propagationSample`s (`child.mjs`), one per PATCH. */
 export function propagationStats(samples) {
   const of = (k) => stats(samples.map((x) => x[k]));
   const last = { lastAfterResponseMs: of('fromResponseMs'), lastAfterSendMs: of('fromSendMs') };
   return { ...last, firstAfterSendMs: of('firstFromSendMs'), patchRoundTripMs: of('toResponseMs') };
 }
-
 const cleanups = [];
 /** Runs `fn` at `cleanUp()` (the runner calls it after every benchmark, whatever happened). */
 export const defer = (fn) => cleanups.push(fn);
 export async function cleanUp() {
   while (cleanups.length > 0) await cleanups.pop()();
 }
-
-/** Runs a benchmark's `run` when its file is run by itself (`node bench/<name>.mjs`). */
-export async function runAlone(moduleUrl, run) {
-  if (process.argv[1] !== fileURLToPath(moduleUrl)) return;
-  try {
-    console.log((await run({ log: console.log })).text);
-  } catch (error) {
-    process.exitCode = 1;
-    console.error(`failed: ${error?.stack ?? error}`);
-  } finally {
-    await cleanUp();
-  }
-}
-
 const tempDirs = new Set();
 process.on('exit', () => {
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
@@ -102,16 +72,10 @@ export function tempDir(prefix) {
   });
   return dir;
 }
-
-/**
- * `node [execArgv] script [args]` (`script` in `bench/`) with `ulimit -n 65536` (or the hard
- * limit), with an IPC channel unless `ipc` is false (then stdout is piped).
- */
+/** `node [execArgv] bench/script [args]` with `ulimit -n 65536` (or the hard limit); IPC or piped stdout. */
 function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true } = {}) {
   const raise = `ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null; exec "$0" "$@"`;
-  const prof = process.env.FLAGWIRE_BENCH_CPU_PROF;
-  const profArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${resolve(prof)}`] : [];
-  const argv = [process.execPath, ...profArgs, ...execArgv, join(BENCH_DIR, script), ...args];
+  const argv = [process.execPath, ...execArgv, join(BENCH_DIR, script), ...args];
   const child = spawn('bash', ['-c', raise, ...argv], {
     stdio: ['ignore', ipc ? 'inherit' : 'pipe', 'inherit', ...(ipc ? ['ipc'] : [])],
     env: { ...process.env, ...env },
@@ -120,7 +84,6 @@ function spawnNode(script, args = [], { execArgv = [], env = {}, ipc = true } = 
   const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
   return { child, exited };
 }
-
 /** Runs `script` (no IPC) to its end; resolves the JSON it printed. */
 export async function runJson(script, args = [], options = {}) {
   const { child, exited } = spawnNode(script, args, { ...options, ipc: false });
@@ -132,15 +95,12 @@ export async function runJson(script, args = [], options = {}) {
   if (code !== 0) throw new Error(`${script} exited (code ${code}, signal ${signal}): ${out.slice(0, 500)}`);
   return JSON.parse(out);
 }
-
 /** The flags of a child measuring garbage: `--expose-gc` and a young generation of `mb` MB. */
 const semiSpace = (mb) => [`--min-semi-space-size=${mb}`, `--max-semi-space-size=${mb}`];
 export const garbageArgv = (mb) => ['--expose-gc', ...semiSpace(mb)];
-
 /**
- * A child serving commands over IPC (`child.mjs`): `call(cmd, payload, timeoutMs)` rejects at once
- * when the child is gone (a crash fails the run instead of hanging it); `close()` asks it to
- * close, then kills it after 5 s. Closed at `cleanUp()` too.
+ * A child serving commands over IPC (`child.mjs`): `call` rejects at once when the child is gone (a
+ * crash fails the run instead of hanging it); `close()` kills it after 5 s. Closed at `cleanUp()`.
  */
 export function startChild(script, label, { args, env, execArgv } = {}) {
   const { child, exited } = spawnNode(script, args, { env, execArgv });
@@ -184,20 +144,15 @@ export function startChild(script, label, { args, env, execArgv } = {}) {
     return closing;
   };
   defer(close);
-  return { pid: child.pid, call, close, cpu: () => call('cpu') };
+  return { call, close, cpu: () => call('cpu') };
 }
-
-/**
- * A server in its own process (`lib/server-child.mjs`): the build's `startServer({ port: 0,
- * logger: false, ...options })`, or with `bare` a baseline. `track`: for `streams(count)`.
- */
+/** A server in its own process (`server-child.mjs`): the build's, or with `bare` a baseline. */
 export async function startServer(options, label, { track = false, bare } = {}) {
   const proc = startChild('lib/server-child.mjs', `${label} server`, { execArgv: ['--expose-gc'] });
   const started = await proc.call('start', { module: dist().url('server.js'), options, track, bare });
-  const streams = (count, timeoutMs = 60_000) => proc.call('streams', { count, timeoutMs }, timeoutMs + 5000);
+  const streams = (count) => proc.call('streams', { count, timeoutMs: 60_000 }, 65_000);
   return { ...proc, ...started, memory: () => proc.call('memory'), streams };
 }
-
 /** Starts counting the CPU time of children; `await (await cpuMeter(procs))()` → ms of each since. */
 export async function cpuMeter(procs) {
   const cpu = () => Promise.all(procs.map((p) => p.cpu()));
@@ -205,29 +160,22 @@ export async function cpuMeter(procs) {
   return async () =>
     (await cpu()).map((b, i) => (b.user + b.system - before[i].user - before[i].system) / 1000);
 }
-
 const newKey = () => `fw_live_${randomBytes(16).toString('hex')}`;
-
 /** Project `bench` with `environments` (`{ key: seed flags }`), keys `keys[env].full` and `.read`. */
 export function benchConfig(environments) {
   const keys = {};
   const envs = Object.entries(environments).map(([key, flags]) => {
     keys[key] = { full: newKey(), read: newKey() };
-    const apiKeys = [
-      { key: keys[key].full, access: 'full' },
-      { key: keys[key].read, access: 'read-only' },
-    ];
-    return { key, apiKeys, flags };
+    const access = (apiKey, i) => ({ key: apiKey, access: i === 0 ? 'full' : 'read-only' });
+    return { key, apiKeys: [keys[key].full, keys[key].read].map(access), flags };
   });
   return { keys, config: { projects: [{ key: 'bench', environments: envs }] } };
 }
-
 /** A reference server in memory with `environments` (as `benchConfig`): `{ server, keys }`. */
 export async function memoryServer(label, environments, track = false) {
   const { keys, config } = benchConfig(environments);
   return { keys, server: await startServer({ memory: true, config }, label, { track }) };
 }
-
 const AREAS = 'checkout search billing onboarding profile ads feed cart mail api'.split(' ');
 /** `count` flags as an application has: half rollouts, half booleans, some described, ~60 % on. */
 export function appFlags(count) {
@@ -239,7 +187,6 @@ export function appFlags(count) {
     return { ...flag, enabled: i % 5 < 3 };
   });
 }
-
 /** `request` (`child.mjs`) with its answer read, and parsed as `json` when it is JSON. */
 export async function httpJson(method, url, key, body, options) {
   const r = await request(method, url, key, body, { timeoutMs: 300_000, ...options, read: true });
@@ -248,11 +195,9 @@ export async function httpJson(method, url, key, body, options) {
   } catch {}
   return r;
 }
-
 /** autocannon in its own process (`lib/load-child.mjs`): 50 connections, pipelining 1 by default. */
 export const runLoad = (config) =>
   runJson('lib/load-child.mjs', [JSON.stringify({ connections: 50, pipelining: 1, ...config })]);
-
 /** Throws unless every answer of a `runLoad` summary had `status`, with no errors or timeouts. */
 export function expectStatus(summary, status, label) {
   const codes = Object.keys(summary.statusCodes);
@@ -262,15 +207,11 @@ export function expectStatus(summary, status, label) {
     `${label}: expected only ${status}, got ${JSON.stringify(summary.statusCodes)}, ${summary.errors} errors, ${summary.timeouts} timeouts`,
   );
 }
-
 /** `FLAGWIRE_BENCH_ROUNDS` (3) of `FLAGWIRE_BENCH_DURATION` s (5), after a warm-up of 2 s. */
 export const loadSettings = () => ({ ...knobs('', { rounds: 3, duration: 5 }), warmup: 2 });
-
 /**
- * Load cases (`{ id, target (a server), status, config: async () => autocannon config }`) against
- * the first, the baseline: a warm-up run of each, then `rounds` rounds of `duration` s, the order
- * rotating. Per case, medians over rounds of req/s, of the ratio to the baseline in the same
- * round, of the server's CPU per request and of p99.
+ * Load cases (`{ id, target, status, config: async () => autocannon config }`) against the first, the
+ * baseline, in rotating rounds → medians over rounds of req/s, of the ratio, of CPU per request, of p99.
  */
 export async function loadRounds(cases, { rounds, duration, warmup }, log, title) {
   const once = async (c, seconds) => {
@@ -298,10 +239,9 @@ export async function loadRounds(cases, { rounds, duration, warmup }, log, title
   }
   return out;
 }
-
-/** A plain-text table: `head` (cells, or one string split at `|`) and `rows`. */
+/** A plain-text table: `head` (cells split at `|`) and `rows`. */
 export function table(head, rows) {
-  const header = typeof head === 'string' ? head.split('|') : head;
+  const header = head.split('|');
   const cells = [header, ...rows].map((row) => row.map((c) => String(c ?? '')));
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]?.length ?? 0)));
   const line = (row) =>
@@ -309,10 +249,10 @@ export function table(head, rows) {
   const rule = `  ${widths.map((w) => '-'.repeat(w)).join('  ')}`;
   return [line(cells[0]), rule, ...cells.slice(1).map(line)].join('\n');
 }
-
-function finite(f) {
-  return (n, ...rest) => (Number.isFinite(n) ? f(n, ...rest) : '-');
-}
+const finite =
+  (f) =>
+  (n, ...rest) =>
+    Number.isFinite(n) ? f(n, ...rest) : '-';
 export const fmt = {
   int: finite((n) => Math.round(n).toLocaleString('en-US')),
   ms: finite((n, digits = 1) => `${n.toFixed(digits)} ms`),
@@ -330,7 +270,6 @@ export const fmt = {
   ),
 };
 export const verdict = (ok) => (ok ? 'PASS' : 'MISS');
-
 /** Merges `{ [benchmark]: result }` into `bench/results/latest.json`; the others' last results stay. */
 export function writeResults(meta, results) {
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });

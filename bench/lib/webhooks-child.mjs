@@ -7,7 +7,6 @@ import { median, tempDir } from './util.mjs';
 
 const [distDir, mode] = process.argv.slice(2);
 const load = (file) => import(pathToFileURL(resolve(distDir, file)).href);
-
 async function verify() {
   const web = await load('index.js');
   const nodeBuild = await load('index.node.js');
@@ -38,7 +37,6 @@ async function verify() {
     }
   return Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, median(v)]));
 }
-
 async function delivery() {
   const { startServer } = await load('server.js');
   const events = Number(process.env.FLAGWIRE_BENCH_WEBHOOK_EVENTS ?? 2000);
@@ -86,6 +84,5 @@ async function delivery() {
   receiver.close();
   return { events, concurrency, without, with: withHooks };
 }
-
 const result = mode === 'verify' ? await verify() : await delivery();
 process.stdout.write(`${JSON.stringify(result)}\n`);
