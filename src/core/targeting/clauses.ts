@@ -1,72 +1,128 @@
 /**
  * Clauses (`docs/protocol.md` §12.2), compiled once per flag load: the values are parsed into
  * sets, numbers, times, versions and ranges, and every clause gets one shape, so that the
- * evaluator tests a user's attribute through one function, a branch per kind of operator
- * (`evaluate.ts` reads the attribute, asks segments and applies `negate`). Testing allocates
- * nothing: what a user's text attribute is read as (lowercase, number, time, version, address)
- * is derived once per distinct text (`memo.ts`), but for texts over 64 characters.
+ * evaluator tests a user's attribute through one function, a branch per test (`evaluate.ts`
+ * reads the attribute, asks segments and applies `negate`). Testing allocates nothing: what a
+ * user's text attribute is read as (lowercase, number, time, version, address) is derived once
+ * per distinct text (`memo.ts`), but for texts over 64 characters.
+ *
+ * A compiled clause, by operator (`CompiledClause`; `OPERATORS` maps each operator to its
+ * `test` and `orders`):
+ *
+ * | operator                           | `test`                   | `operands`                      |
+ * | ---------------------------------- | ------------------------ | ------------------------------- |
+ * | `in`                               | `In`                     | a `Set` of the values           |
+ * | `startsWith`, `endsWith`           | `StartsWith`, `EndsWith` | the texts                       |
+ * | `contains`                         | `Contains`               | the texts                       |
+ * | `matches`                          | `Matches`                | the pattern's test of one value |
+ * | `exists`                           | `Exists`                 | none (`[]`)                     |
+ * | `inSegment`                        | `InSegment`              | the segment keys (`path`: `''`) |
+ * | `lessThan` ... `numberEquals`      | `Number`                 | the numbers                     |
+ * | `before`, `after`                  | `Time`                   | epoch milliseconds              |
+ * | `semVerLessThan` ... `semVerEqual` | `Version`                | the versions (`Version`)        |
+ * | `inCidr`                           | `Cidr`                   | the ranges (`IpRange`)          |
+ *
+ * A comparison (`Number`, `Time`, `Version`) holds when the order of the attribute against an
+ * operand is one of its `orders` (`Order` bits: `lessThanOrEqual` is `Less | Equal`, `before` is
+ * `Less`, `after` is `Greater`); `orders` is 0 for the other tests. Any operand that holds is
+ * enough.
+ *
+ * `caseInsensitive` (`fold`): the texts of `in` and the string tests are lowercased when
+ * compiled, the attribute when tested.
  */
 import { type AttributePath, attributePath } from './attributes.js';
-import type { Clause } from './types.js';
+import type { Clause, ClauseOperator } from './types.js';
 import {
   addressOf,
   compareVersions,
+  type IpRange,
   inRange,
   lowercase,
   parseRange,
   toNumber,
   toTime,
+  type Version,
   versionOf,
 } from './values.js';
 
+/** What a compiled clause tests. */
+export enum Test {
+  In,
+  StartsWith,
+  EndsWith,
+  Contains,
+  Matches,
+  Exists,
+  InSegment,
+  Number,
+  Time,
+  Version,
+  Cidr,
+}
+
 /**
- * What a clause tests, by operator: a kind (a multiple of 8: `in` 0, `startsWith` 8, `endsWith`
- * 16, `contains` 24, `matches` 32, `exists` 40, `inSegment` 48, numbers 56, times 64, versions
- * 72, `inCidr` 80) plus, for comparisons, the orders of the attribute against an operand that
- * hold (less 1, equal 2, greater 4).
+ * The orders of the attribute against an operand under which a comparison (`Number`, `Time`,
+ * `Version`) holds: one bit each, so `lessThanOrEqual` is `Less | Equal`.
  */
-const CODES: Record<string, number> = {
-  in: 0,
-  startsWith: 8,
-  endsWith: 16,
-  contains: 24,
-  matches: 32,
-  exists: 40,
-  inSegment: 48,
-  lessThan: 57,
-  lessThanOrEqual: 59,
-  greaterThan: 60,
-  greaterThanOrEqual: 62,
-  numberEquals: 58,
-  before: 65,
-  after: 68,
-  semVerEqual: 74,
-  semVerLessThan: 73,
-  semVerLessThanOrEqual: 75,
-  semVerGreaterThan: 76,
-  semVerGreaterThanOrEqual: 78,
-  inCidr: 80,
+export enum Order {
+  Less = 1,
+  Equal = 2,
+  Greater = 4,
+}
+
+/** Each operator's test and, for a comparison, the orders under which it holds. */
+const OPERATORS: Record<ClauseOperator, readonly [test: Test, orders: number]> = {
+  in: [Test.In, 0],
+  startsWith: [Test.StartsWith, 0],
+  endsWith: [Test.EndsWith, 0],
+  contains: [Test.Contains, 0],
+  matches: [Test.Matches, 0],
+  exists: [Test.Exists, 0],
+  inSegment: [Test.InSegment, 0],
+  lessThan: [Test.Number, Order.Less],
+  lessThanOrEqual: [Test.Number, Order.Less | Order.Equal],
+  numberEquals: [Test.Number, Order.Equal],
+  greaterThan: [Test.Number, Order.Greater],
+  greaterThanOrEqual: [Test.Number, Order.Greater | Order.Equal],
+  before: [Test.Time, Order.Less],
+  after: [Test.Time, Order.Greater],
+  semVerLessThan: [Test.Version, Order.Less],
+  semVerLessThanOrEqual: [Test.Version, Order.Less | Order.Equal],
+  semVerEqual: [Test.Version, Order.Equal],
+  semVerGreaterThan: [Test.Version, Order.Greater],
+  semVerGreaterThanOrEqual: [Test.Version, Order.Greater | Order.Equal],
+  inCidr: [Test.Cidr, 0],
 };
 
-/** A clause, compiled: every clause has these fields (one shape for the evaluator), each kind reads its own. */
-export interface CompiledClause {
+/** What every compiled clause has, whatever it tests. */
+interface ClauseFields {
+  /** The attribute read; `''` for `inSegment`, which reads none. */
   path: AttributePath;
-  /** The kind of operator (see `CODES`). */
-  kind: number;
-  /** Comparisons: the orders that hold (see `CODES`). */
-  orders: number;
   negate: boolean;
   /** `caseInsensitive`: the operands are lowercased already, the attribute is when tested. */
   fold: boolean;
-  /**
-   * `in`: a set of the values; `matches`: the pattern's test; else the values parsed (strings,
-   * numbers, times, versions or ranges).
-   */
-  // biome-ignore lint/suspicious/noExplicitAny: what each kind's values compile to.
-  operands: any;
-  /** `inSegment`: the segment keys, any of which holds. */
-  segments: readonly string[] | undefined;
+  /** Comparisons: the orders that hold (`Order` bits); 0 for the other tests. */
+  orders: number;
 }
+
+/**
+ * A clause, compiled: one shape for every test (the same fields in the same order, so the
+ * evaluator reads one kind of object), `operands` typed by `test`.
+ */
+export type CompiledClause = ClauseFields &
+  (
+    | { test: Test.In; operands: ReadonlySet<unknown> }
+    | { test: Test.StartsWith; operands: readonly string[] }
+    | { test: Test.EndsWith; operands: readonly string[] }
+    | { test: Test.Contains; operands: readonly string[] }
+    | { test: Test.Matches; operands: (value: unknown) => boolean }
+    | { test: Test.Exists; operands: readonly never[] }
+    | { test: Test.InSegment; operands: readonly string[] }
+    | { test: Test.Number; operands: readonly number[] }
+    | { test: Test.Time; operands: readonly number[] }
+    | { test: Test.Version; operands: readonly Version[] }
+    | { test: Test.Cidr; operands: readonly IpRange[] }
+  );
 
 /**
  * Compiles a `matches` pattern (RE2 syntax, linear time) into a test of one attribute value;
@@ -82,14 +138,15 @@ export type PatternCompiler = (
 
 const lower = (value: unknown): unknown => (typeof value === 'string' ? lowercase(value) : value);
 
-/** A value of an operator of `kind`, parsed; `undefined` or `NaN` when invalid. */
-function operand(kind: number, value: unknown, fold: boolean): unknown {
-  if (kind === 56) return toNumber(value);
-  if (kind === 64) return toTime(value);
-  if (kind === 72) return typeof value === 'string' ? (versionOf(value) ?? undefined) : undefined;
-  if (kind === 80) return parseRange(value);
-  // `exists` takes no values; `inSegment`'s are checked by the caller.
-  if (kind > 32) return value;
+/** A value of a `test` clause, parsed; `undefined` or `NaN` when invalid. */
+function operand(test: Test, value: unknown, fold: boolean): unknown {
+  if (test === Test.Number) return toNumber(value);
+  if (test === Test.Time) return toTime(value);
+  if (test === Test.Version) return typeof value === 'string' ? (versionOf(value) ?? undefined) : undefined;
+  if (test === Test.Cidr) return parseRange(value);
+  // `exists` takes no values, `inSegment`'s (segment keys) are checked by the caller; the string
+  // tests take texts.
+  if (test > Test.Matches) return value;
   return typeof value === 'string' ? (fold ? value.toLowerCase() : value) : undefined;
 }
 
@@ -99,30 +156,28 @@ export function compileClause(clause: Clause, patterns: PatternCompiler | undefi
   const bad = (): never => {
     throw new Error(`bad ${op} clause`);
   };
-  const code = Object.hasOwn(CODES, op) && Array.isArray(values) ? CODES[op]! : bad();
-  const kind = code & ~7;
+  const [test, orders] = Object.hasOwn(OPERATORS, op) && Array.isArray(values) ? OPERATORS[op] : bad();
   const fold = clause.caseInsensitive === true;
-  const segment = kind === 48;
+  const segment = test === Test.InSegment;
   if (segment && !values.every((v) => typeof v === 'string')) bad();
   return {
     path: segment ? '' : attributePath(typeof attribute === 'string' ? attribute : bad()),
-    kind,
-    orders: code & 7,
     negate: clause.negate === true,
     fold,
+    orders,
+    test,
     operands:
-      kind === 0
+      test === Test.In
         ? new Set(fold ? values.map(lower) : values)
-        : kind === 32
+        : test === Test.Matches
           ? patterns && values.length === 1 && typeof values[0] === 'string'
             ? patterns(values[0], fold, clause)
             : bad()
           : values.map((v) => {
-              const x = operand(kind, v, fold);
+              const x = operand(test, v, fold);
               return x === undefined || Number.isNaN(x) ? bad() : x;
             }),
-    segments: segment ? (values as string[]) : undefined,
-  };
+  } as CompiledClause;
 }
 
 /**
@@ -131,45 +186,54 @@ export function compileClause(clause: Clause, patterns: PatternCompiler | undefi
  */
 export function clauseHolds(clause: CompiledClause, value: unknown): boolean {
   if (value === undefined || value === null) return false;
-  if (clause.kind === 40 || !Array.isArray(value)) return clause.kind === 40 || test(clause, value);
+  if (clause.test === Test.Exists) return true;
+  if (!Array.isArray(value)) return holds(clause, value);
   for (let i = 0; i < value.length; i++) {
     const element: unknown = value[i];
-    if (element !== null && element !== undefined && test(clause, element)) return true;
+    if (element !== null && element !== undefined && holds(clause, element)) return true;
   }
   return false;
 }
 
-/** Whether one value (present, not `null`) holds: a branch per kind, the operands in order. */
-function test(clause: CompiledClause, x: unknown): boolean {
-  const { kind, operands } = clause;
-  if (kind === 0) return operands.has(clause.fold ? lower(x) : x);
-  if (kind === 32) return operands(x);
-  if (kind < 56) {
-    if (typeof x !== 'string') return false;
-    const s = clause.fold ? lowercase(x) : x;
-    for (let i = 0; i < operands.length; i++)
-      if (
-        kind === 8
-          ? s.startsWith(operands[i])
-          : kind === 16
-            ? s.endsWith(operands[i])
-            : s.includes(operands[i])
-      )
-        return true;
+/** Whether one value (present, not `null`) holds: a branch per test, any operand in order. */
+function holds(clause: CompiledClause, x: unknown): boolean {
+  const { test, operands, orders } = clause;
+  if (test === Test.In) return operands.has(clause.fold ? lower(x) : x);
+  if (test === Test.Matches) return operands(x);
+  if (test === Test.Number || test === Test.Time) {
+    // Not a number or time (`NaN`): no order holds (`orderOf`).
+    const n = test === Test.Number ? toNumber(x) : toTime(x);
+    for (let i = 0; i < operands.length; i++) if (orderOf(n - operands[i]!) & orders) return true;
     return false;
   }
-  if (kind === 80) {
+  if (test === Test.Version) {
+    const version = typeof x === 'string' ? versionOf(x) : null;
+    for (let i = 0; version && i < operands.length; i++)
+      if (orderOf(compareVersions(version, operands[i]!)) & orders) return true;
+    return false;
+  }
+  if (test === Test.Cidr) {
     const ip = typeof x === 'string' ? addressOf(x) : null;
     for (let i = 0; ip && i < operands.length; i++)
-      if (inRange(ip.family, ip.groups, operands[i])) return true;
+      if (inRange(ip.family, ip.groups, operands[i]!)) return true;
     return false;
   }
-  const version = kind === 72 && typeof x === 'string' ? versionOf(x) : null;
-  const n = kind === 56 ? toNumber(x) : kind === 64 ? toTime(x) : 0;
-  if (kind === 72 ? !version : Number.isNaN(n)) return false;
-  for (let i = 0; i < operands.length; i++) {
-    const order = version ? compareVersions(version, operands[i]) : n - operands[i];
-    if ((order < 0 ? 1 : order > 0 ? 4 : order === 0 ? 2 : 0) & clause.orders) return true;
-  }
+  // `startsWith`, `endsWith`, `contains` (`exists` is decided by `clauseHolds`, `inSegment` by
+  // the evaluator: neither gets here).
+  if (typeof x !== 'string') return false;
+  const s = clause.fold ? lowercase(x) : x;
+  for (let i = 0; i < operands.length; i++)
+    if (
+      test === Test.StartsWith
+        ? s.startsWith(operands[i]!)
+        : test === Test.EndsWith
+          ? s.endsWith(operands[i]!)
+          : s.includes(operands[i]!)
+    )
+      return true;
   return false;
 }
+
+/** The order of a difference (negative, zero, positive) as an `Order` bit; 0 for `NaN`. */
+const orderOf = (difference: number): number =>
+  difference < 0 ? Order.Less : difference > 0 ? Order.Greater : difference === 0 ? Order.Equal : 0;

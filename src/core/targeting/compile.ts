@@ -5,7 +5,7 @@
  * to a malformed flag, which evaluates to the caller's default with reason `ERROR`. The shapes it
  * builds are in `compiled.ts` (the evaluator reads them without importing the compiler).
  */
-import { compileClause, type PatternCompiler } from './clauses.js';
+import { compileClause, type PatternCompiler, Test } from './clauses.js';
 import type { CompiledFlag, CompiledSegment, FlagSource } from './compiled.js';
 import { evaluateVariant, OUTCOME, type TargetingContext } from './evaluate.js';
 import { type CompiledServe, compileServe, SPLIT_TOTAL } from './split.js';
@@ -72,7 +72,7 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
       salt,
       indexOf,
     );
-    // A plain rollout buckets string keys only, as the rollout formula always has (§6).
+    // A plain rollout buckets string keys only, as the rollout formula does (§6).
     if (type === 'rollout' && compiled.plain) compiled.fallthrough.integers = false;
     if (targets?.length) {
       const map = new Map<string, number>();
@@ -137,7 +137,8 @@ export function compileSegment(segment: Segment, patterns?: PatternCompiler): Co
   try {
     compiled.rules = segment.rules.map((rule) => {
       const clauses = clausesOf(rule, patterns);
-      if (clauses.some((clause) => clause.segments)) throw new Error('a segment names a segment');
+      if (clauses.some((clause) => clause.test === Test.InSegment))
+        throw new Error('a segment names a segment');
       return clauses;
     });
   } catch (error) {

@@ -40,7 +40,10 @@ export interface CompiledFlag {
   rules: readonly CompiledRule[];
   prerequisites: ReadonlyArray<{ flag: string; variants: ReadonlySet<string> }>;
   fallthrough: CompiledServe;
-  /** No targets, rules, prerequisites or custom fallthrough: today's reasons (`ON`, `ROLLOUT_IN`...). */
+  /**
+   * No targets, rules, prerequisites or custom fallthrough: it answers with the reasons of a flag
+   * without targeting (`ON`, `ROLLOUT_IN`...).
+   */
   plain: boolean;
   /** Plain and not malformed: the evaluator's short way (`quickVariant`) decides it. */
   quick: boolean;

@@ -1,6 +1,6 @@
 /**
- * Evaluation of a compiled flag (CONTRACT "Evaluation", `docs/protocol.md` §12.4), the one
- * implementation for the SDK, OFREP and the test kit:
+ * Evaluation of a compiled flag (`docs/protocol.md` §12.4), the one implementation for the SDK,
+ * OFREP and the test kit:
  *
  * 1. disabled: the off variant, `OFF`;
  * 2. prerequisites in order; one that does not serve one of its variants: the off variant,
@@ -11,21 +11,22 @@
  * 5. the fallthrough: `FALLTHROUGH`; a split without a bucket value: the off variant,
  *    `MISSING_USER_KEY`.
  *
- * A plain flag (no targets, rules, prerequisites or custom fallthrough) keeps today's reasons:
- * `ON`, `OFF`, `ROLLOUT_IN`, `ROLLOUT_OUT`, `MISSING_USER_KEY`, and takes the short way (steps 1
- * and 5 only): there is no second evaluator. A malformed flag, a dangling
- * prerequisite or segment, or prerequisites deeper than 5: `ERROR`, the caller's default.
+ * A plain flag (no targets, rules, prerequisites or custom fallthrough) answers with the reasons
+ * of a flag without targeting: `ON`, `OFF`, `ROLLOUT_IN`, `ROLLOUT_OUT`, `MISSING_USER_KEY`, and
+ * takes the short way (steps 1 and 5 only): there is no second evaluator. A malformed flag, a
+ * dangling prerequisite or segment, or prerequisites deeper than 5: `ERROR`, the caller's
+ * default.
  *
- * The answer is a variant index; why is left in `OUTCOME`, module scratch, so that evaluating
- * allocates nothing.
+ * The answer is a variant index. Why is left in `OUTCOME`, which the caller reads before it
+ * evaluates again: one object for every evaluation, so that evaluating allocates nothing.
  */
 
 import { murmur3Continue } from '../murmur3.js';
 import type { User } from '../types.js';
-import { attributeOf } from './attributes.js';
-import { type CompiledClause, clauseHolds } from './clauses.js';
+import { type AttributePath, attributeOf } from './attributes.js';
+import { type CompiledClause, clauseHolds, Test } from './clauses.js';
 import type { CompiledFlag, CompiledSegment, TargetingReason } from './compiled.js';
-import { point, served } from './split.js';
+import { pointOf, served } from './split.js';
 
 /** What the last evaluation found, besides the variant: read it before evaluating again. */
 export interface Outcome {
@@ -65,19 +66,31 @@ const fail = (why: string): never => {
   throw new EvaluationError(why);
 };
 
-/** Whether every clause holds (no clauses: everyone). */
+/**
+ * Whether every clause holds (no clauses: everyone). A clause on the attribute the clause before
+ * it read (the same `path`) tests the value read then: a rule reads `age` once for
+ * `age >= 18 and age < 65`.
+ */
 function allHold(
   clauses: readonly CompiledClause[],
   user: User | undefined,
   context: TargetingContext,
 ): boolean {
+  let path: AttributePath | undefined;
+  let value: unknown;
   for (let i = 0; i < clauses.length; i++) {
     const clause = clauses[i]!;
-    const { segments } = clause;
     let holds = false;
-    if (segments)
+    if (clause.test === Test.InSegment) {
+      const segments = clause.operands;
       for (let k = 0; k < segments.length && !holds; k++) holds = inSegment(segments[k]!, user, context);
-    else holds = clauseHolds(clause, attributeOf(user, clause.path));
+    } else {
+      if (clause.path !== path) {
+        path = clause.path;
+        value = attributeOf(user, path);
+      }
+      holds = clauseHolds(clause, value);
+    }
     if (holds === clause.negate) return false;
   }
   return true;
@@ -106,7 +119,7 @@ function inSegment(key: string, user: User | undefined, context: TargetingContex
   return holds;
 }
 
-/** The variant index a prerequisite serves, decided once per evaluation. */
+/** The variant index a prerequisite serves, decided once per evaluation (a plain flag the short way). */
 function servedBy(
   parent: CompiledFlag,
   user: User | undefined,
@@ -114,7 +127,7 @@ function servedBy(
   depth: number,
 ): number {
   if (parent.seenAt === evaluation) return parent.served;
-  const index = variantOf(parent, user, context, depth);
+  const index = parent.quick ? quickVariant(parent, user) : variantOf(parent, user, context, depth);
   parent.seenAt = evaluation;
   parent.served = index;
   return index;
@@ -162,45 +175,41 @@ function variantOf(
 }
 
 /**
- * The fallthrough's variant: `FALLTHROUGH`; for a plain flag today's reasons (`ON`, a rollout's
- * `ROLLOUT_IN` / `ROLLOUT_OUT` with the user's bucket where it decided); a split without a bucket
- * value: the off variant, `MISSING_USER_KEY`.
+ * The fallthrough's variant: `FALLTHROUGH`; for a plain flag the reasons of a flag without
+ * targeting (`ON`, a rollout's `ROLLOUT_IN` / `ROLLOUT_OUT` with the user's bucket where it
+ * decided); a split without a bucket value: the off variant, `MISSING_USER_KEY`.
  */
 function fallthrough(flag: CompiledFlag, user: User | undefined): number {
-  const index = served(flag.fallthrough, user);
+  const serve = flag.fallthrough;
+  const index = served(serve, user);
   if (index < 0) return settle('MISSING_USER_KEY', flag.off);
   if (!flag.plain) return settle('FALLTHROUGH', index);
   if (!flag.rollout) return settle('ON', index);
-  return settle(
-    index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN',
-    index,
-    point < 0 ? 0 : Math.floor(point / 1000) + 1,
-  );
+  // The bucket of the key that decided (a string, `served`), hashed again: of the rollouts with a
+  // split, only one of a fraction of a percent comes here (`quickVariant` decides the others).
+  const bucket =
+    serve.fixed === -1
+      ? Math.floor(pointOf(serve.prefix!, attributeOf(user, 'key') as string) / 1000) + 1
+      : 0;
+  return settle(index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN', index, bucket);
 }
 
 /**
  * The short way of a plain flag (`flag.quick`: nothing but its fallthrough, a boolean or a
- * rollout say): steps 1 and 5 only, the same answer and reason as the whole way. The hot path of
- * `isEnabled`: no try, no evaluation counter.
+ * rollout say), or of a flag whose answer is compiled in: steps 1 and 5 only, the same answer
+ * and reason as the whole way. The hot path of `isEnabled`: no try, no evaluation counter.
  */
 export function quickVariant(flag: CompiledFlag, user: User | undefined): number {
-  const answer = flag.answer;
-  if (answer >= 0) {
-    OUTCOME.reason = flag.answerReason;
-    OUTCOME.bucket = 0;
-    return answer;
-  }
+  if (flag.answer >= 0) return settle(flag.answerReason, flag.answer);
   if (!flag.rollout) return fallthrough(flag, user);
-  // A rollout: its split of `on` and `off` by the user's key, a string (`served`, §6); for a whole
-  // percentage `f < 1000 p` is `bucket <= p`, so the hash modulo 100 decides.
+  // A rollout of a whole percentage: its split of `on` and `off` by the user's key, a string
+  // (`served`, §6); `f < 1000 p` is `bucket <= p`, so the hash modulo 100 decides.
   const key = attributeOf(user, 'key');
   if (typeof key !== 'string' || key === '') return settle('MISSING_USER_KEY', flag.off);
   const serve = flag.fallthrough;
   const bucket = murmur3Continue(serve.prefix!, key, 100) + 1;
   const index = bucket * 1000 <= serve.bounds[0]! ? serve.slices[0]! : serve.slices[1]!;
-  OUTCOME.reason = index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN';
-  OUTCOME.bucket = bucket;
-  return index;
+  return settle(index === flag.off ? 'ROLLOUT_OUT' : 'ROLLOUT_IN', index, bucket);
 }
 
 /**

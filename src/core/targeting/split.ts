@@ -1,10 +1,11 @@
 /**
- * Serving a variant or a split (CONTRACT "Splits"; every SDK in every language must agree): the
- * bucket value is the first present of `bucketBy` (default `key`; strings as they are, integers
- * as their decimal string, anything else or `""` is missing); `h = murmur3_x86_32(utf8(salt +
- * ":" + value), 0)`, `r = h mod 100000`, `f = (r mod 100) * 1000 + floor(r / 100)`; the served
- * slice is the first whose running sum of weights is greater than `f`. A rollout of `p` % is the
- * split `[{on, 1000p}, {off, rest}]`, which keeps every decision of today's formula.
+ * Serving a variant or a split (`docs/protocol.md` §12.1, §12.4, §6; the vectors of
+ * `test/vectors/targeting/splits.json`; every SDK in every language must agree): the bucket
+ * value is the first present of `bucketBy` (default `key`; strings as they are, integers as
+ * their decimal string, anything else or `""` is missing); `h = murmur3_x86_32(utf8(salt + ":"
+ * + value), 0)`, `r = h mod 100000`, `f = (r mod 100) * 1000 + floor(r / 100)`; the served
+ * slice is the first whose running sum of weights is greater than `f`. A rollout of `p` % is
+ * the split `[{on, 1000p}, {off, rest}]`, which decides as §6 does.
  */
 import { type Murmur3Prefix, murmur3Continue, murmur3Prefix } from '../murmur3.js';
 import type { User } from '../types.js';
@@ -25,7 +26,7 @@ export interface CompiledServe {
   prefix: Murmur3Prefix | undefined;
   /**
    * Whether an integer bucket value counts, as its decimal string (a split's rule); not for a
-   * plain rollout, whose key is a string or none (CONTRACT "Rollout bucketing", `isInRollout`).
+   * plain rollout, whose key is a string or none (`docs/protocol.md` §6).
    */
   integers: boolean;
 }
@@ -64,11 +65,15 @@ export function compileServe(serve: Serve, salt: string, indexOf: VariantIndex):
   if (sum !== SPLIT_TOTAL) throw new Error('bad split');
   const by = serve.bucketBy ?? 'key';
   const bucketBy = (Array.isArray(by) ? by : [by]).map(attributePath);
-  return { fixed, bounds, slices, bucketBy, prefix: murmur3Prefix(`${serve.salt ?? salt}:`), integers: true };
+  return {
+    fixed,
+    bounds,
+    slices,
+    bucketBy,
+    prefix: murmur3Prefix(`${serve.salt ?? salt}:`),
+    integers: true,
+  };
 }
-
-/** Where the last split that `served` computed landed, `f` (0..99999); -1 when none was. */
-export let point = -1;
 
 /**
  * Where `text` lands for the hash state `prefix` (`murmur3Prefix(salt + ':')`): `f`, 0..99999.
@@ -81,10 +86,9 @@ export function pointOf(prefix: Murmur3Prefix, text: string): number {
 
 /**
  * The index of the variant `serve` serves `user`; -1 for a `null` slice, -2 for a split without
- * a bucket value. Leaves `f` in `point`.
+ * a bucket value. Where the user landed is left in `serve.point`.
  */
 export function served(serve: CompiledServe, user: User | undefined): number {
-  point = -1;
   if (serve.fixed !== -1) return serve.fixed;
   const { bucketBy, bounds } = serve;
   for (let i = 0; i < bucketBy.length; i++) {
@@ -92,8 +96,8 @@ export function served(serve: CompiledServe, user: User | undefined): number {
     const text =
       typeof value === 'string' ? value : serve.integers && Number.isInteger(value) ? String(value) : '';
     if (text === '') continue;
-    point = pointOf(serve.prefix!, text);
-    for (let k = 0; k < bounds.length; k++) if (bounds[k]! > point) return serve.slices[k]!;
+    const f = pointOf(serve.prefix!, text);
+    for (let k = 0; k < bounds.length; k++) if (bounds[k]! > f) return serve.slices[k]!;
     return -1;
   }
   return -2;

@@ -1,7 +1,7 @@
 /**
- * The wire form of targeting (CONTRACT "Third wave", `docs/protocol.md` §12): variants, individual
- * targets, rules of clauses on user attributes, splits, prerequisites and segments. Shared by the
- * SDK, the management client and the reference server.
+ * The wire form of targeting (`docs/protocol.md` §12): variants, individual targets, rules of
+ * clauses on user attributes, splits, prerequisites and segments. Shared by the SDK, the
+ * management client and the reference server.
  */
 
 /** A JSON value, as a `json` flag's variants hold it. */
@@ -48,7 +48,7 @@ export type ClauseOperator =
   | 'exists'
   | 'inSegment';
 
-/** Every operator, in the contract's order. */
+/** Every operator (`docs/protocol.md` §12.2), in the order of `ClauseOperator`. */
 export const CLAUSE_OPERATORS: readonly ClauseOperator[] = [
   'in',
   'startsWith',

@@ -20,7 +20,7 @@ export const TARGETING_LIMITS = {
 
 export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** A value at `path` is not what the contract allows. */
+/** A value at `path` is not what `docs/protocol.md` §12 allows. */
 export class TargetingInvalid extends Error {
   constructor(
     readonly path: string,

@@ -1,9 +1,9 @@
 /**
- * Validation of targeting in management bodies (CONTRACT "Third wave", `docs/protocol.md` §12):
- * variants, the off variant, the fallthrough, targets, rules, prerequisites, the salt, and
- * segments. Each message names the JSON path at fault (`rules[2].clauses[0].op: unknown operator
- * "startWith"`). What needs the environment (other flags, segments) is checked through
- * `TargetingRefs`; a pattern through the `PatternCheck` given.
+ * Validation of targeting in management bodies (`docs/protocol.md` §12): variants, the off
+ * variant, the fallthrough, targets, rules, prerequisites, the salt, and segments. Each message
+ * names the JSON path at fault (`rules[2].clauses[0].op: unknown operator "startWith"`). What
+ * needs the environment (other flags, segments) is checked through `TargetingRefs`; a pattern
+ * through the `PatternCheck` given.
  */
 import { jsonProblem, VARIANT_BOUNDS } from '../json-limits.js';
 import { SPLIT_TOTAL } from './split.js';

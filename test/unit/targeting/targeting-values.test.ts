@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { murmur3, murmur3Continue, murmur3Prefix } from '../../../src/core/murmur3.js';
 import { attributeOf, attributePath } from '../../../src/core/targeting/attributes.js';
 import { clauseHolds, compileClause } from '../../../src/core/targeting/clauses.js';
+import { compileFlag } from '../../../src/core/targeting/compile.js';
+import { evaluateVariant } from '../../../src/core/targeting/evaluate.js';
 import { memoized } from '../../../src/core/targeting/memo.js';
 import { CLAUSE_OPERATORS, type Clause, type ClauseOperator } from '../../../src/core/targeting/types.js';
 import {
@@ -281,5 +283,50 @@ describe('murmur3Continue', () => {
       expect(murmur3Continue(prefix, tail, 100)).toBe(hash % 100);
       expect(murmur3Continue(prefix, tail, 100_000)).toBe(hash % 100_000);
     }
+  });
+});
+
+describe('a rule reads an attribute once for consecutive clauses on it', () => {
+  it('reads age once for age >= 18 and age < 65, twice with another attribute between', () => {
+    const NONE = { flag: () => undefined, segment: () => undefined };
+    let reads = 0;
+    const user = {
+      key: 'u',
+      plan: 'pro',
+      get age() {
+        reads++;
+        return 30;
+      },
+    };
+    const flag = (clauses: Clause[]) =>
+      compileFlag({
+        key: 'f',
+        type: 'string',
+        enabled: true,
+        variants: { on: 'on', off: 'off' },
+        offVariant: 'off',
+        rules: [{ id: 'r', clauses, serve: { variant: 'on' } }],
+        fallthrough: { variant: 'off' },
+      } as never);
+    const age = (op: ClauseOperator, v: number): Clause => ({ attribute: 'age', op, values: [v] });
+    expect(
+      evaluateVariant(
+        flag([age('greaterThanOrEqual', 18), age('lessThan', 65)]),
+        user as never,
+        NONE as never,
+      ),
+    ).toBe(0);
+    expect(reads).toBe(1);
+    reads = 0;
+    evaluateVariant(
+      flag([
+        age('greaterThanOrEqual', 18),
+        { attribute: 'plan', op: 'in', values: ['pro'] },
+        age('lessThan', 65),
+      ]),
+      user as never,
+      NONE as never,
+    );
+    expect(reads).toBe(2);
   });
 });
