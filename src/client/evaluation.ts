@@ -7,7 +7,7 @@
  * usage counters when it has them (`usage-counts.ts`, `docs/protocol.md` §13.2): one increment.
  */
 import { evaluate } from '../core/targeting/detail.js';
-import { evaluateVariant, OUTCOME, quickVariant, type TargetingContext } from '../core/targeting/evaluate.js';
+import { evaluateVariant, lastOutcome, quickVariant, type TargetingContext } from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-entry.js';
 import { slot } from './usage-counts.js';
@@ -45,7 +45,7 @@ export function servedValue(
     return compiled.values[answer];
   }
   const index = compiled.quick ? quickVariant(compiled, user) : evaluateVariant(compiled, user, context);
-  if (n) n[slot(index, OUTCOME.reason)]!++;
+  if (n) n[slot(index, lastOutcome.reason)]!++;
   return index < 0 ? defaultValue : compiled.values[index];
 }
 

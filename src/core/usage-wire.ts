@@ -100,3 +100,13 @@ export interface UsageMarkAnswer {
   permanent: boolean;
   snoozedUntil: string | null;
 }
+
+/**
+ * The body of the `404` every usage path answers on a server that keeps no usage (`--no-usage`,
+ * §13.1): `NOT_FOUND`, as an unknown route (what SDKs read), and `usage: false`, which says so.
+ */
+export interface UsageOffAnswer {
+  error: 'NOT_FOUND';
+  message: string;
+  usage: false;
+}

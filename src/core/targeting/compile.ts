@@ -7,7 +7,7 @@
  */
 import { compileClause, type PatternCompiler, Test } from './clauses.js';
 import type { CompiledFlag, CompiledSegment, FlagSource } from './compiled.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from './evaluate.js';
+import { evaluateVariant, lastOutcome, type TargetingContext } from './evaluate.js';
 import { type CompiledServe, compileServe, SPLIT_TOTAL } from './split.js';
 import type { Clause, JsonValue, Segment } from './types.js';
 
@@ -98,7 +98,7 @@ export function compileFlag(flag: FlagSource, patterns?: PatternCompiler): Compi
   // way), once, compiled in.
   if (compiled.malformed === undefined && (!compiled.enabled || isStatic(compiled))) {
     compiled.answer = evaluateVariant(compiled, undefined, NO_CONTEXT);
-    compiled.answerReason = OUTCOME.reason;
+    compiled.answerReason = lastOutcome.reason;
   }
   // A rollout of a whole percentage (every one the server stores, §3) takes the short way.
   compiled.quick =

@@ -17,7 +17,7 @@
  * dangling prerequisite or segment, or prerequisites deeper than 5: `ERROR`, the caller's
  * default.
  *
- * The answer is a variant index. Why is left in `OUTCOME`, which the caller reads before it
+ * The answer is a variant index. Why is left in `lastOutcome`, which the caller reads before it
  * evaluates again: one object for every evaluation, so that evaluating allocates nothing.
  */
 
@@ -42,7 +42,8 @@ export interface Outcome {
   error: string;
 }
 
-export const OUTCOME: Outcome = {
+/** The one outcome record every evaluation writes (see `Outcome`): read it before evaluating again. */
+export const lastOutcome: Outcome = {
   reason: 'OFF',
   ruleIndex: -1,
   ruleId: '',
@@ -135,8 +136,8 @@ function servedBy(
 
 /** Records why (a plain rollout's `bucket`, else 0) and answers `index`. */
 function settle(reason: TargetingReason, index: number, bucket = 0): number {
-  OUTCOME.reason = reason;
-  OUTCOME.bucket = bucket;
+  lastOutcome.reason = reason;
+  lastOutcome.bucket = bucket;
   return index;
 }
 
@@ -153,7 +154,7 @@ function variantOf(
     const parent = context.flag(prerequisite.flag);
     if (!parent || depth >= MAX_DEPTH) fail(`prerequisite ${prerequisite.flag} cannot be evaluated`);
     if (!prerequisite.variants.has(parent!.names[servedBy(parent!, user, context, depth + 1)]!)) {
-      OUTCOME.prerequisiteKey = prerequisite.flag;
+      lastOutcome.prerequisiteKey = prerequisite.flag;
       return settle('PREREQUISITE_FAILED', flag.off);
     }
   }
@@ -167,8 +168,8 @@ function variantOf(
     if (!allHold(rule.clauses, user, context)) continue;
     const index = served(rule.serve, user);
     if (index < 0) continue;
-    OUTCOME.ruleIndex = i;
-    OUTCOME.ruleId = rule.id;
+    lastOutcome.ruleIndex = i;
+    lastOutcome.ruleId = rule.id;
     return settle('RULE_MATCH', index);
   }
   return fallthrough(flag, user);
@@ -213,7 +214,7 @@ export function quickVariant(flag: CompiledFlag, user: User | undefined): number
 }
 
 /**
- * The index of the variant `flag` serves `user`, with why in `OUTCOME`; -1 with reason `ERROR`
+ * The index of the variant `flag` serves `user`, with why in `lastOutcome`; -1 with reason `ERROR`
  * when it cannot be evaluated (the caller answers its default).
  */
 export function evaluateVariant(
@@ -227,7 +228,7 @@ export function evaluateVariant(
     return variantOf(flag, user, context, 0);
   } catch (error) {
     if (!(error instanceof EvaluationError)) throw error;
-    OUTCOME.error = error.message;
+    lastOutcome.error = error.message;
     return settle('ERROR', -1);
   }
 }

@@ -15,7 +15,7 @@ import {
   compileFlag,
   compileSegment,
 } from '../../../src/core/targeting/compile.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
+import { evaluateVariant, lastOutcome, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
 import { compileMatches } from '../../../src/core/targeting/patterns.js';
 import type { JsonValue } from '../../../src/core/targeting/types.js';
 import { createClient, type FlagwireClient } from '../../../src/index.js';
@@ -127,7 +127,7 @@ describe(`Unleash client specification ${spec.version}, read from @unleash/clien
         if (JSON.stringify(value) === JSON.stringify(c.expected)) passed.get(file.name)!.core++;
         else
           wrong.push(
-            `${title(file, c)}: ${JSON.stringify(value)} (${OUTCOME.reason}), expected ${JSON.stringify(c.expected)}`,
+            `${title(file, c)}: ${JSON.stringify(value)} (${lastOutcome.reason}), expected ${JSON.stringify(c.expected)}`,
           );
       }
       expect(wrong).toEqual([]);

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bucketOf } from '../../../src/core/bucketing.js';
 import { type CompiledFlag, compileFlag, type FlagSource } from '../../../src/core/targeting/compile.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
+import { evaluateVariant, lastOutcome, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
 import type { User } from '../../../src/core/types.js';
 import { check } from '../../helpers/property-seed.js';
 
@@ -57,7 +57,7 @@ const wholeWay = (flag: CompiledFlag): CompiledFlag => ({ ...flag, quick: false,
 
 const answerOf = (flag: CompiledFlag, user: User | undefined) => {
   const index = evaluateVariant(flag, user, NONE);
-  return { index, reason: OUTCOME.reason, bucket: OUTCOME.bucket };
+  return { index, reason: lastOutcome.reason, bucket: lastOutcome.bucket };
 };
 
 describe('the short way is the whole way', () => {

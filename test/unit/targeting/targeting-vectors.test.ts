@@ -12,7 +12,7 @@ import {
   compileFlag,
   compileSegment,
 } from '../../../src/core/targeting/compile.js';
-import { evaluateVariant, OUTCOME, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
+import { evaluateVariant, lastOutcome, type TargetingContext } from '../../../src/core/targeting/evaluate.js';
 import { compileMatches } from '../../../src/core/targeting/patterns.js';
 import { CLAUSE_OPERATORS } from '../../../src/core/targeting/types.js';
 import { VECTOR_FILES, type VectorCase, type VectorFile } from '../../helpers/targeting-vectors.js';
@@ -31,13 +31,13 @@ function evaluateCase(file: VectorFile, c: VectorCase): Record<string, unknown> 
   const index = evaluateVariant(flag, c.user, context);
   const got: Record<string, unknown> = {
     value: index < 0 ? c.default : flag.values[index],
-    reason: OUTCOME.reason,
+    reason: lastOutcome.reason,
   };
   if (index >= 0) got.variant = flag.names[index];
-  if (OUTCOME.reason === 'RULE_MATCH' && !c.anyRule)
-    Object.assign(got, { ruleIndex: OUTCOME.ruleIndex, ruleId: OUTCOME.ruleId });
-  if (OUTCOME.reason === 'PREREQUISITE_FAILED') got.prerequisiteKey = OUTCOME.prerequisiteKey;
-  if (OUTCOME.bucket > 0) got.bucket = OUTCOME.bucket;
+  if (lastOutcome.reason === 'RULE_MATCH' && !c.anyRule)
+    Object.assign(got, { ruleIndex: lastOutcome.ruleIndex, ruleId: lastOutcome.ruleId });
+  if (lastOutcome.reason === 'PREREQUISITE_FAILED') got.prerequisiteKey = lastOutcome.prerequisiteKey;
+  if (lastOutcome.bucket > 0) got.bucket = lastOutcome.bucket;
   return got;
 }
 
