@@ -7,7 +7,12 @@
  * usage counters when it has them (`usage-counts.ts`, `docs/protocol.md` §13.2): one increment.
  */
 import { evaluate } from '../core/targeting/detail.js';
-import { evaluateVariant, lastOutcome, quickVariant, type TargetingContext } from '../core/targeting/evaluate.js';
+import {
+  evaluateVariant,
+  lastOutcome,
+  quickVariant,
+  type TargetingContext,
+} from '../core/targeting/evaluate.js';
 import type { FlagDetail, User } from '../core/types.js';
 import type { FlagEntry } from './flag-entry.js';
 import { slot } from './usage-counts.js';
