@@ -18,7 +18,7 @@ import { ConnectionGuard } from './http/connections.js';
 import { flagRoutes } from './http/handlers/flags.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { segmentRoutes } from './http/handlers/segments.js';
-import { usageRoutes } from './http/handlers/usage.js';
+import { usageOffRoutes, usageRoutes } from './http/handlers/usage.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { sendError } from './http/respond.js';
@@ -173,7 +173,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         resolved.webhookSecretGraceMs,
       ),
     ];
-    // Usage insights (docs/protocol.md §13): reports, OFREP's counts, reads; off: their paths are 404.
+    // Usage insights (docs/protocol.md §13): reports, OFREP's counts, reads; off: their paths are
+    // 404, the admin API's with `usage: false`.
     const usageSettings = resolved.usage;
     const usage = usageSettings && new UsageService(db, ledger, usageSettings.now);
     ofrepUsage = usage && new OfrepUsage(usage, logger, usageSettings.ofrepFlushIntervalMs);
@@ -200,7 +201,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
             copies: new CopyService(db, ledger, checkPattern),
           }),
           // The usage reads and marks too (§13.7), as the dashboard's (not the SDKs' report endpoint).
-          envRoutes: [...envRoutes, ...usageApi.filter((route) => route.pattern.startsWith('usage/'))],
+          envRoutes: [
+            ...envRoutes,
+            ...(usage ? usageApi.filter((route) => route.pattern.startsWith('usage/')) : usageOffRoutes()),
+          ],
         })
       : undefined;
     const ofrep = createOfrepHandler({

@@ -1,7 +1,7 @@
 /**
  * What the usage screens share (`docs/protocol.md` §13.7 through the admin API, §10.3): a read
- * that tells "usage is off" (`null`: a route the server does not have) from other failures (an
- * unknown environment's `404` keeps its own words), a refresh on flag changes and every 30 s
+ * that tells "usage is off" (`null`: the server's `404` says `usage: false`) from other failures
+ * (an unknown environment's `404` keeps its own words), a refresh on flag changes and every 30 s
  * (reports raise no event), and the sub-navigation between the apps and the stale flags.
  */
 import { useEffect, useRef } from 'preact/hooks';

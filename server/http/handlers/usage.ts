@@ -1,9 +1,11 @@
 /**
  * Usage (`docs/protocol.md` §13): SDKs' reports at `POST /sdk/usage` (under `/api/v1` and at the
  * root, as the other SDK endpoints), and the reads and marks under `/usage`. A `client` key is
- * refused by the pipeline (`403`), as on every `/api/v1` endpoint.
+ * refused by the pipeline (`403`), as on every `/api/v1` endpoint. With usage off, the API has
+ * none of these routes (`404` as for any path it does not have), and the admin API's usage paths
+ * answer `usageOff()` (§13.1).
  */
-import type { UsageMarkAnswer } from '../../../src/core/usage-wire.js';
+import type { UsageMarkAnswer, UsageOffAnswer } from '../../../src/core/usage-wire.js';
 import { ApiError, validationError } from '../../errors.js';
 import { RANGES, type UsageRange, type UsageService } from '../../state/usage/usage-service.js';
 import { parseUsageReport } from '../../state/usage/validate.js';
@@ -46,11 +48,57 @@ function rangeOf(query: string): UsageRange {
   return range as UsageRange;
 }
 
+/** The paths of §13: the report's (at the root too) and those of the reads and marks. */
+const PATHS = {
+  report: 'sdk/usage',
+  flags: 'usage/flags',
+  flag: 'usage/flags/:key',
+  clients: 'usage/clients',
+  unknown: 'usage/unknown',
+  stale: 'usage/stale',
+} as const;
+
+/**
+ * What the admin API's usage paths answer with usage off (§13.1): `404 NOT_FOUND`, as the API's
+ * own (which has no usage routes then: an unknown route's), with `usage: false`, which says so.
+ */
+export function usageOff(): ApiError {
+  const off: Pick<UsageOffAnswer, 'usage'> = { usage: false };
+  return new ApiError(
+    404,
+    'NOT_FOUND',
+    'usage is off on this server: it was started with --no-usage',
+    undefined,
+    off,
+  );
+}
+
+/**
+ * The reads' and marks' paths with usage off, every method answering `usageOff()`: for the admin
+ * API, which forwards them (§10.3) once it has found the environment, so the dashboard knows.
+ */
+export function usageOffRoutes(): Route[] {
+  const off = {
+    readOnly: true,
+    body: false,
+    action: 'read usage',
+    handler: () => {
+      throw usageOff();
+    },
+  };
+  const methods = Object.fromEntries(
+    ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, off]),
+  );
+  return Object.values(PATHS)
+    .filter((path) => path !== PATHS.report)
+    .map((path) => defineRoute(path, methods));
+}
+
 export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] {
   const read = (action: string) => ({ readOnly: true, body: false, action });
   return [
     defineRoute(
-      'sdk/usage',
+      PATHS.report,
       {
         POST: {
           readOnly: true,
@@ -76,13 +124,13 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
       },
       true,
     ),
-    defineRoute('usage/flags', {
+    defineRoute(PATHS.flags, {
       GET: {
         ...read('read usage'),
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.flags(grant.env)),
       },
     }),
-    defineRoute('usage/flags/:key', {
+    defineRoute(PATHS.flag, {
       GET: {
         ...read('read usage'),
         handler: async ({ res, grant, params, query }) => {
@@ -104,19 +152,19 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
         },
       },
     }),
-    defineRoute('usage/clients', {
+    defineRoute(PATHS.clients, {
       GET: {
         ...read('read usage'),
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.clients(grant.env)),
       },
     }),
-    defineRoute('usage/unknown', {
+    defineRoute(PATHS.unknown, {
       GET: {
         ...read('read usage'),
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.unknown(grant.env)),
       },
     }),
-    defineRoute('usage/stale', {
+    defineRoute(PATHS.stale, {
       GET: {
         ...read('read usage'),
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.stale(grant.env)),

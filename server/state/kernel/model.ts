@@ -296,10 +296,10 @@ export interface EnvUsage {
   ahead: number;
   /** The last hour (`floor(ms / HOUR)`) old rows were pruned at. */
   prunedAt: number;
-  /** Per UTC hour index, row key (`rowKey`) → count. */
-  hours: Map<number, Map<string, number>>;
-  /** Per UTC day index, row key → count: hours older than their retention, added up. */
-  days: Map<number, Map<string, number>>;
+  /** Per UTC hour index, its count rows. */
+  hours: Map<number, UsageRows>;
+  /** Per UTC day index, its count rows: hours older than their retention, added up. */
+  days: Map<number, UsageRows>;
   /** Per flag key, the commit time of the newest report that counted it. */
   last: Map<string, number>;
   /**
@@ -317,6 +317,28 @@ export interface EnvUsage {
   /** Evaluations of unknown keys not kept: not flag keys, or past what a report lists. */
   unknownDropped: number;
 }
+
+/**
+ * A count row of an hour or a day (§13.4): the evaluations of one flag key, version, variant and
+ * reason by one SDK and app, added up.
+ */
+export interface UsageRow {
+  key: string;
+  version: number;
+  /** `null`: the caller's default was served (`ERROR`). */
+  variant: string | null;
+  reason: string;
+  sdk: string;
+  /** `null`: the SDK named no app (and OFREP's own counts). */
+  app: string | null;
+  count: number;
+}
+
+/**
+ * An hour's or a day's rows, each under its identity (`rowId` in `../usage/model.ts`, made of its
+ * fields; only ever looked up, never taken apart: a row's fields are its own).
+ */
+export type UsageRows = Map<string, UsageRow>;
 
 export interface UnknownKey {
   count: number;

@@ -58,7 +58,7 @@ function rewind(usage: EnvUsage, to: number): void {
   for (const [h, rows] of usage.hours) {
     if (h <= hour) continue;
     usage.hours.delete(h);
-    for (const [row, count] of rows) addHourRow(usage, hour, row, count);
+    for (const row of rows.values()) addHourRow(usage, hour, row, row.count);
   }
   for (const [key, time] of usage.last) if (time > to) usage.last.set(key, to);
   for (const entry of usage.unknown.values()) if (entry.last > to) entry.last = to;

@@ -5,9 +5,9 @@
  * idempotent by the report id: applying an entry a second time adds nothing while its ids are
  * remembered (§13.3), so a replayed suffix of the log changes nothing, as with every other op.
  */
-import type { EnvUsage } from '../kernel/model.js';
+import type { EnvUsage, UsageRow } from '../kernel/model.js';
 
-export type { ClientRecord, EnvUsage, UnknownKey, UsageMark } from '../kernel/model.js';
+export type { ClientRecord, EnvUsage, UnknownKey, UsageMark, UsageRow, UsageRows } from '../kernel/model.js';
 
 /** A count row of a report: flag key, flag version, variant (`null`: the default), reason, count. */
 export type CountRow = [key: string, version: number, variant: string | null, reason: string, count: number];
@@ -80,40 +80,16 @@ export const USAGE_LIMITS = {
 export const addCount = (a: number, b: number): number => Math.min(Number.MAX_SAFE_INTEGER, a + b);
 
 /**
- * The key of a row: flag, version, variant, reason, SDK, app, joined by tabs (no field can
- * hold one: keys, variants, reasons and SDK names are restricted, app names have no control
- * characters). `variant` and `app` empty when absent.
+ * A row's identity in its hour's or day's map (`UsageRows`): its fields but the count, joined by
+ * tabs (no field can hold one: keys, variants, reasons and SDK names are restricted, app names have
+ * no control characters; a variant or an app is never empty, so empty stands for `null`). Only
+ * looked up: the row holds its fields.
  */
-export const rowKey = (
-  key: string,
-  version: number,
-  variant: string | null,
-  reason: string,
-  sdk: string,
-  app: string | null,
-): string => `${key}\t${version}\t${variant ?? ''}\t${reason}\t${sdk}\t${app ?? ''}`;
+export const rowId = (row: RowFields): string =>
+  `${row.key}\t${row.version}\t${row.variant ?? ''}\t${row.reason}\t${row.sdk}\t${row.app ?? ''}`;
 
-/** A row key's fields. */
-export interface RowFields {
-  key: string;
-  version: number;
-  variant: string | null;
-  reason: string;
-  sdk: string;
-  app: string | null;
-}
-
-export function parseRowKey(row: string): RowFields {
-  const [key, version, variant, reason, sdk, app] = row.split('\t');
-  return {
-    key: key!,
-    version: Number(version),
-    variant: variant || null,
-    reason: reason!,
-    sdk: sdk!,
-    app: app || null,
-  };
-}
+/** What tells one row from another: every field but its count. */
+export type RowFields = Omit<UsageRow, 'count'>;
 
 /** `map`'s value of `key`, made by `make` and set when there is none. */
 export function entryOf<K, V>(map: Map<K, V>, key: K, make: () => V): V {

@@ -5,15 +5,21 @@
  * 2^53 - 1 (`addCount`), as the counts it adds do.
  */
 import type { JsonValue } from '../../../src/core/targeting/types.js';
-import type { FlagUsage } from '../../../src/core/usage-wire.js';
+import type {
+  FlagUsage,
+  FlagUsageSeries,
+  UnknownKeyUsage,
+  UsageClients,
+  UsageRange,
+} from '../../../src/core/usage-wire.js';
 import type { Environment, StoredFlag } from '../kernel/model.js';
-import { addCount, DAY, type EnvUsage, entryOf, HOUR, parseRowKey, USAGE_LIMITS } from './model.js';
+import { addCount, DAY, entryOf, HOUR, USAGE_LIMITS, type UsageRows } from './model.js';
 import { staleRules } from './stale.js';
 
-const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+export type { UsageRange };
 
-/** The key of a row (`rowKey`: the key is its first field), without reading the others. */
-const keyOfRow = (row: string): string => row.slice(0, row.indexOf('\t'));
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | undefined): string | null => (ms === undefined ? null : iso(ms));
 
 /** One pass over the last 24 hours, and one over the last 7 days for the stale rules (`staleRules`). */
 export function flagSummaries(env: Environment, now: number): FlagUsage[] {
@@ -23,8 +29,8 @@ export function flagSummaries(env: Environment, now: number): FlagUsage[] {
   for (let h = hour - 23; h <= hour; h++) {
     const rows = usage?.hours.get(h);
     if (!rows) continue;
-    for (const [row, count] of rows) {
-      const points = entryOf(totals, keyOfRow(row), () => new Array<number>(24).fill(0));
+    for (const { key, count } of rows.values()) {
+      const points = entryOf(totals, key, () => new Array<number>(24).fill(0));
       points[h - hour + 23] = addCount(points[h - hour + 23]!, count);
     }
   }
@@ -35,11 +41,11 @@ export function flagSummaries(env: Environment, now: number): FlagUsage[] {
       const mark = usage?.marks.get(flag.key);
       return {
         key: flag.key,
-        lastEvaluatedAt: iso(usage?.last.get(flag.key)),
+        lastEvaluatedAt: isoOrNull(usage?.last.get(flag.key)),
         last24h: totals.get(flag.key) ?? new Array<number>(24).fill(0),
         stale: staleOf(flag),
         permanent: mark?.permanent ?? false,
-        snoozedUntil: iso(mark?.snoozedUntil ?? undefined),
+        snoozedUntil: isoOrNull(mark?.snoozedUntil ?? undefined),
       };
     });
 }
@@ -49,8 +55,7 @@ export const RANGES = {
   '7d': { step: 'hour', points: 7 * 24 },
   '30d': { step: 'day', points: 30 },
   '90d': { step: 'day', points: 90 },
-} as const;
-export type UsageRange = keyof typeof RANGES;
+} as const satisfies Record<UsageRange, { step: FlagUsageSeries['step']; points: number }>;
 
 /** What a variant serves: `on`/`off` for boolean and rollout flags, else the flag's variant. */
 export function servedValueOf(flag: StoredFlag | undefined, variant: string | null): JsonValue | null {
@@ -59,8 +64,16 @@ export function servedValueOf(flag: StoredFlag | undefined, variant: string | nu
   return flag.variants?.[variant] ?? null;
 }
 
+type Line = FlagUsageSeries['series'][number];
+type AppCount = FlagUsageSeries['apps'][number];
+
 /** `GET /usage/flags/:key`: the series of one key, or `undefined` when it is neither a flag nor reported. */
-export function flagSeries(env: Environment, key: string, range: UsageRange, now: number) {
+export function flagSeries(
+  env: Environment,
+  key: string,
+  range: UsageRange,
+  now: number,
+): FlagUsageSeries | undefined {
   const flag = env.flags.get(key);
   const usage = env.usage;
   const last = usage?.last.get(key);
@@ -69,35 +82,35 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
   const size = step === 'hour' ? HOUR : DAY;
   const end = Math.floor(now / size);
   const first = end - points + 1;
-  const series = new Map<
-    string,
-    { variant: string | null; value: JsonValue | null; reason: string; points: number[] }
-  >();
-  const apps = new Map<string, { app: string | null; sdk: string; count: number }>();
+  // Per variant and reason, its line; per app and SDK, its count; each list in the order first met.
+  const lines = new Map<string | null, Map<string, Line>>();
+  const series: Line[] = [];
+  const appCounts = new Map<string | null, Map<string, AppCount>>();
+  const apps: AppCount[] = [];
   let total = 0;
-  // Rows of other keys are passed over by their first field, never parsed.
-  const prefix = `${key}\t`;
-  const add = (rows: Map<string, number>, index: number) => {
-    for (const [row, count] of rows) {
-      if (!row.startsWith(prefix)) continue;
-      const fields = parseRowKey(row);
-      const id = `${fields.variant}\t${fields.reason}`;
-      let line = series.get(id);
-      if (!line) {
-        const { variant, reason } = fields;
-        line = {
+  const add = (rows: UsageRows, index: number) => {
+    for (const row of rows.values()) {
+      if (row.key !== key) continue;
+      const { variant, reason, app, sdk, count } = row;
+      const byReason = entryOf(lines, variant, () => new Map<string, Line>());
+      const line = entryOf(byReason, reason, () => {
+        const made = {
           variant,
           value: servedValueOf(flag, variant),
           reason,
           points: new Array<number>(points).fill(0),
         };
-        series.set(id, line);
-      }
+        series.push(made);
+        return made;
+      });
       line.points[index - first] = addCount(line.points[index - first]!, count);
-      const appId = `${fields.app}\t${fields.sdk}`;
-      const app = apps.get(appId) ?? { app: fields.app, sdk: fields.sdk, count: 0 };
-      app.count = addCount(app.count, count);
-      apps.set(appId, app);
+      const bySdk = entryOf(appCounts, app, () => new Map<string, AppCount>());
+      const counted = entryOf(bySdk, sdk, () => {
+        const made = { app, sdk, count: 0 };
+        apps.push(made);
+        return made;
+      });
+      counted.count = addCount(counted.count, count);
       total = addCount(total, count);
     }
   };
@@ -113,12 +126,15 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
     step,
     from: iso(first * size),
     to: iso((end + 1) * size),
-    lastEvaluatedAt: iso(last),
+    lastEvaluatedAt: isoOrNull(last),
     total,
-    series: [...series.values()].sort((a, b) =>
-      `${a.variant}\t${a.reason}` < `${b.variant}\t${b.reason}` ? -1 : 1,
-    ),
-    apps: [...apps.values()].sort((a, b) => b.count - a.count),
+    // By variant (the default as `null`), then reason.
+    series: series.sort((a, b) => {
+      const [x, y] = [String(a.variant), String(b.variant)];
+      if (x !== y) return x < y ? -1 : 1;
+      return a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0;
+    }),
+    apps: apps.sort((a, b) => b.count - a.count),
   };
 }
 
@@ -126,7 +142,7 @@ export function flagSeries(env: Environment, key: string, range: UsageRange, now
  * `GET /usage/clients`: most recently seen first, with how far behind each is, and `at`, the
  * server's usage clock when read, so a page says "last seen 3 minutes ago" by the server's time.
  */
-export function clientList(env: Environment, now: number) {
+export function clientList(env: Environment, now: number): UsageClients {
   const clients = [...(env.usage?.clients.values() ?? [])].reverse().map((c) => {
     const match = c.eventId === null ? null : /^(.+):(\d+)$/s.exec(c.eventId);
     const revision = match && match[1] === env.epoch ? Number(match[2]) : null;
@@ -141,16 +157,16 @@ export function clientList(env: Environment, now: number) {
       state: c.state,
       // A client that said it closed is not connected, however recently it said so.
       connected: c.state !== 'closed' && now - c.lastSeen <= USAGE_LIMITS.connectedMs,
-      firstSeenAt: iso(c.firstSeen)!,
-      lastSeenAt: iso(c.lastSeen)!,
+      firstSeenAt: iso(c.firstSeen),
+      lastSeenAt: iso(c.lastSeen),
     };
   });
-  return { clients, revision: env.revision, at: iso(now)! };
+  return { clients, revision: env.revision, at: iso(now) };
 }
 
 /** `GET /usage/unknown`: keys evaluated that are not flags, most evaluated first. */
-export function unknownKeys(env: Environment) {
-  const usage: EnvUsage | undefined = env.usage;
+export function unknownKeys(env: Environment): UnknownKeyUsage[] {
+  const usage = env.usage;
   const deletedAt = new Map<string, string>();
   for (const entry of env.history) if (entry.action === 'deleted') deletedAt.set(entry.flag, entry.at);
   return [...(usage?.unknown ?? [])]
@@ -158,7 +174,7 @@ export function unknownKeys(env: Environment) {
     .map(([key, { count, last }]) => ({
       key,
       count,
-      lastEvaluatedAt: iso(last)!,
+      lastEvaluatedAt: iso(last),
       deletedAt: deletedAt.get(key) ?? null,
     }))
     .sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : 1));

@@ -8,9 +8,9 @@
  * pass over the hours, however many flags there are.
  */
 import type { JsonValue } from '../../../src/core/targeting/types.js';
-import type { StaleFlag } from '../../../src/core/usage-wire.js';
+import type { StaleFlag, StaleReport } from '../../../src/core/usage-wire.js';
 import type { Environment, StoredFlag } from '../kernel/model.js';
-import { DAY, type EnvUsage, HOUR, parseRowKey } from './model.js';
+import { DAY, type EnvUsage, HOUR } from './model.js';
 
 export const STALE_RULES = { unusedDays: 30, neverEvaluatedDays: 7, singleValueDays: 7 } as const;
 
@@ -28,10 +28,9 @@ function servedVariants(usage: EnvUsage, now: number): Map<string, string | null
   for (let h = hour - STALE_RULES.singleValueDays * 24 + 1; h <= hour; h++) {
     const rows = usage.hours.get(h);
     if (!rows) continue;
-    for (const row of rows.keys()) {
-      if (judged.has(row)) continue;
-      judged.add(row);
-      const { key, variant, reason } = parseRowKey(row);
+    for (const [id, { key, variant, reason }] of rows) {
+      if (judged.has(id)) continue;
+      judged.add(id);
       const held = served.get(key);
       if (held === null) continue;
       const one = variant !== null && reason !== 'ERROR' && (held === undefined || held === variant);
@@ -128,7 +127,7 @@ export function staleRules(env: Environment, now: number): (flag: StoredFlag) =>
 }
 
 /** `GET /usage/stale`. */
-export function staleReport(env: Environment, now: number) {
+export function staleReport(env: Environment, now: number): StaleReport {
   const flags: StaleFlag[] = [];
   const staleOf = staleRules(env, now);
   const sorted = [...env.flags.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

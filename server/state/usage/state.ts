@@ -17,11 +17,14 @@ import {
   emptyUsage,
   HOUR,
   USAGE_LIMITS as L,
-  rowKey,
+  type RowFields,
+  rowId,
   type UnknownKey,
   type UsageMark,
   type UsageOp,
   type UsageRecord,
+  type UsageRow,
+  type UsageRows,
 } from './model.js';
 import { addDayRow, addHourRow } from './rows.js';
 import { addUnknown, forgetUnknownBefore } from './unknown.js';
@@ -55,14 +58,19 @@ function addReport(env: Environment, usage: EnvUsage, report: UsageRecord, at: n
   const hour = Math.floor(at / HOUR);
   // OFREP's own reports name no client (§13.5): their unknown keys have a budget of their own.
   const ofrep = report.instance === null;
+  // The fields of each count row in turn (`addHourRow` copies them into a row it adds).
+  const row: RowFields = { key: '', version: 0, variant: null, reason: '', sdk: report.sdk, app: report.app };
   for (const [key, version, variant, reason, count] of report.counts) {
     const flag = env.flags.get(key);
     if (!flag) {
       addUnknown(usage, key, count, at, ofrep);
       continue;
     }
+    row.key = key;
     // A version the flag never had yet counts as the one it has.
-    const row = rowKey(key, Math.min(version, flag.version), variant, reason, report.sdk, report.app);
+    row.version = Math.min(version, flag.version);
+    row.variant = variant;
+    row.reason = reason;
     addHourRow(usage, hour, row, count);
     if ((usage.last.get(key) ?? -1) < at) usage.last.set(key, at);
   }
@@ -104,7 +112,7 @@ function prune(usage: EnvUsage): void {
   for (const [h, rows] of usage.hours) {
     if (h >= firstHour) continue;
     const day = Math.floor(h / 24);
-    for (const [row, count] of rows) addDayRow(usage, day, row, count);
+    for (const row of rows.values()) addDayRow(usage, day, row, row.count);
     usage.hours.delete(h);
   }
   const firstDay = Math.floor(clock / DAY) - L.dailyDays;
@@ -119,16 +127,34 @@ function dropOlder<V>(map: Map<string, V>, timeOf: (value: V) => number, before:
 }
 
 /**
+ * A count row in a snapshot: its fields in `UsageRow`'s order, then its count. Snapshots written
+ * before rows were kept with their fields hold `JoinedRow`s instead: read as well.
+ */
+export type RowTuple = [
+  key: string,
+  version: number,
+  variant: string | null,
+  reason: string,
+  sdk: string,
+  app: string | null,
+  count: number,
+];
+
+/** A row as older snapshots hold it: its fields joined by tabs (`rowId`), then its count. */
+export type JoinedRow = [id: string, count: number];
+
+/**
  * An environment's usage in a snapshot: its maps as arrays, in their order. `ahead`, `dropped`,
  * `unknownDropped` and an unknown key's fourth element (`1`: only OFREP reported it) are absent
- * when 0 or false, as in snapshots written before they existed, which load as they were.
+ * when 0 or false, as in snapshots written before they existed, which load as they were; so do
+ * their rows (`JoinedRow`).
  */
 export interface UsageSnapshot {
   clock: number;
   ahead?: number;
   prunedAt: number;
-  hours: Array<[number, Array<[string, number]>]>;
-  days: Array<[number, Array<[string, number]>]>;
+  hours: Array<[number, Array<RowTuple | JoinedRow>]>;
+  days: Array<[number, Array<RowTuple | JoinedRow>]>;
   last: Array<[string, number]>;
   unknown: Array<[string, number, number] | [string, number, number, 1]>;
   clients: ClientRecord[];
@@ -138,11 +164,32 @@ export interface UsageSnapshot {
   unknownDropped?: number;
 }
 
+const rowTuple = (r: UsageRow): RowTuple => [r.key, r.version, r.variant, r.reason, r.sdk, r.app, r.count];
+
+/** A row of a snapshot, either form. */
+function rowOf(row: RowTuple | JoinedRow): UsageRow {
+  if (row.length === 7) {
+    const [key, version, variant, reason, sdk, app, count] = row;
+    return { key, version, variant, reason, sdk, app, count };
+  }
+  // An older snapshot's row: the one place a row's fields come out of a string.
+  const [key, version, variant, reason, sdk, app] = row[0].split('\t');
+  return {
+    key: key!,
+    version: Number(version),
+    variant: variant || null,
+    reason: reason!,
+    sdk: sdk!,
+    app: app || null,
+    count: row[1],
+  };
+}
+
 export function usageSnapshot(env: Environment): UsageSnapshot | undefined {
   const usage = env.usage;
   if (!usage) return undefined;
-  const rows = (map: Map<number, Map<string, number>>) =>
-    [...map].map(([at, r]): [number, Array<[string, number]>] => [at, [...r]]);
+  const rows = (map: Map<number, UsageRows>) =>
+    [...map].map(([at, r]): [number, RowTuple[]] => [at, [...r.values()].map(rowTuple)]);
   const snapshot: UsageSnapshot = {
     clock: usage.clock,
     prunedAt: usage.prunedAt,
@@ -169,8 +216,13 @@ export function usageSnapshot(env: Environment): UsageSnapshot | undefined {
 
 export function usageFromSnapshot(data: UsageSnapshot | undefined): EnvUsage | undefined {
   if (!data) return undefined;
-  const rows = (list: Array<[number, Array<[string, number]>]>) =>
-    new Map(list.map(([at, r]) => [at, new Map(r)]));
+  const rows = (list: UsageSnapshot['hours']) =>
+    new Map(
+      list.map(([at, r]): [number, UsageRows] => [
+        at,
+        new Map(r.map((tuple) => rowOf(tuple)).map((row) => [rowId(row), row])),
+      ]),
+    );
   return {
     clock: data.clock,
     ahead: data.ahead ?? 0,

@@ -1,13 +1,23 @@
 /**
  * Usage reports through the one write path (`docs/protocol.md` §13.3, `docs/architecture.md`):
- * each report is part of a `usage` op of its environment's scope, decided under the scope's lock
- * against every entry committed to it, so an id already counted (by any instance) adds nothing.
- * Reports that arrive while the environment's previous usage commit is under way wait and go
- * together in the next one, one entry for as many as `USAGE_QUEUE` lets in (group commit); past
- * its waiting cap a report is refused `503`. Each is answered once durable. Marks (§13.7) commit
- * as `usage-mark` ops, decided as flag writes are: against memory holding every mark before
- * them (`../kernel/applier.ts`); reads are settled reads.
+ * each report is committed as it comes, and waits for its commit where every write waits: in the
+ * storage, which groups the commits that come together (its group commit, `../../store/`). A
+ * report's plan, run under the scope's lock, takes its report and every other report of the
+ * environment handed to the storage whose plan has not run yet, in arrival order, up to an entry's
+ * bounds (`USAGE_QUEUE`): one `usage` op for them, decided against every entry committed to the
+ * scope, so an id already counted (by any instance) adds nothing. Each report is answered once its
+ * op is durable, with the outcome of the commit that took it; a plan that finds its report taken
+ * commits nothing. Past the waiting caps a report is refused `503`. Marks (§13.7) commit as
+ * `usage-mark` ops, decided as flag writes are: against memory holding every mark before them
+ * (`../kernel/applier.ts`); reads are settled reads.
  */
+import type {
+  FlagUsage,
+  FlagUsageSeries,
+  StaleReport,
+  UnknownKeyUsage,
+  UsageClients,
+} from '../../../src/core/usage-wire.js';
 import { ApiError, flagNotFound } from '../../errors.js';
 import type { Ledger } from '../kernel/ledger.js';
 import type { Environment, MemoryState } from '../kernel/model.js';
@@ -16,10 +26,10 @@ import { clientList, flagSeries, flagSummaries, RANGES, type UsageRange, unknown
 import { staleReport } from './stale.js';
 
 /**
- * How much one entry and one environment's waiting reports hold (`docs/protocol.md` §13.3), in
- * rows: a report weighs its count and unknown rows, plus one. An entry takes reports in order up
- * to `entryRows` (at least one: a full report weighs 5,101) and `entryReports`; what waits beyond
- * goes in the next. Past `waitingRows` or `waitingReports` waiting for one environment (the
+ * How much one entry and one environment's unanswered reports hold (`docs/protocol.md` §13.3), in
+ * rows: a report weighs its count and unknown rows, plus one. A plan takes reports in order up to
+ * `entryRows` (at least one: a full report weighs 5,101) and `entryReports`; the plans after it
+ * take the rest. Past `waitingRows` or `waitingReports` of one environment not answered yet (the
  * storage is slow or away), a report is refused `503` with a jittered `Retry-After`, and the SDK
  * sends it again, with its id, later.
  */
@@ -36,14 +46,19 @@ const weightOf = (record: UsageRecord): number => 1 + record.counts.length + rec
 interface Waiting {
   record: UsageRecord;
   weight: number;
+  /** Counted before (set by the plan that took it): nothing of it is added. */
+  duplicate: boolean;
   resolve: (duplicate: boolean) => void;
   reject: (error: unknown) => void;
 }
 
-/** One environment's reports waiting for its next usage commit, and their weight. */
-interface Queue {
-  list: Waiting[];
+/** One environment's reports handed to the storage and not answered yet. */
+interface Unanswered {
+  /** Those no plan has taken yet, in arrival order. */
+  untaken: Waiting[];
+  /** What all of them weigh, and how many they are (`USAGE_QUEUE`'s waiting caps). */
   rows: number;
+  reports: number;
 }
 
 /** `503 UNAVAILABLE` for a report that would make the waiting queue too long. */
@@ -62,8 +77,8 @@ export class UsageService {
   readonly #db: MemoryState;
   readonly #ledger: Ledger<UsageOp>;
   readonly #now: () => number;
-  /** Per environment id, reports waiting for its next usage commit. */
-  readonly #queues = new Map<string, Queue>();
+  /** Per environment id, its reports not answered yet. */
+  readonly #unanswered = new Map<string, Unanswered>();
   /** Reports of this instance being committed, by environment id and report id. */
   readonly #inFlight = new Map<string, Promise<boolean>>();
 
@@ -90,68 +105,87 @@ export class UsageService {
     // first, so the plan below sees it committed, or not at all.
     for (let flight = this.#inFlight.get(id); flight; flight = this.#inFlight.get(id))
       await flight.catch(() => {});
-    const queue = this.#queues.get(env.id);
     const weight = weightOf(record);
+    let unanswered = this.#unanswered.get(env.id);
     if (
-      queue &&
-      (queue.list.length >= USAGE_QUEUE.waitingReports || queue.rows + weight > USAGE_QUEUE.waitingRows)
+      unanswered &&
+      (unanswered.reports >= USAGE_QUEUE.waitingReports || unanswered.rows + weight > USAGE_QUEUE.waitingRows)
     )
       throw queueFull();
+    if (!unanswered) {
+      unanswered = { untaken: [], rows: 0, reports: 0 };
+      this.#unanswered.set(env.id, unanswered);
+    }
+    unanswered.rows += weight;
+    unanswered.reports += 1;
     const outcome = new Promise<boolean>((resolve, reject) => {
-      const waiting = { record, weight, resolve, reject };
-      if (queue) {
-        queue.list.push(waiting);
-        queue.rows += weight;
-      } else {
-        this.#queues.set(env.id, { list: [waiting], rows: weight });
-        void this.#drain(env.id);
-      }
+      const waiting = { record, weight, duplicate: false, resolve, reject };
+      unanswered.untaken.push(waiting);
+      this.#commit(env.id, waiting);
     });
     this.#inFlight.set(id, outcome);
     try {
       return await outcome;
     } finally {
+      unanswered.rows -= weight;
+      unanswered.reports -= 1;
+      if (unanswered.reports === 0 && this.#unanswered.get(env.id) === unanswered)
+        this.#unanswered.delete(env.id);
       if (this.#inFlight.get(id) === outcome) this.#inFlight.delete(id);
     }
   }
 
-  /** Commits the environment's waiting reports, an entry's worth each time, until none wait. */
-  async #drain(envId: string): Promise<void> {
-    const queue = this.#queues.get(envId)!;
-    try {
-      while (queue.list.length > 0) {
-        let taken: Waiting[] | undefined;
-        const duplicates = new Set<Waiting>();
-        try {
-          // Taken when the plan runs (on Postgres, inside the transaction): whatever waits then goes.
-          await this.#ledger.commit(envId, () => {
-            taken = take(queue);
-            const counted = this.#db.get(envId)?.usage?.ids;
-            const ids = new Set<string>();
-            const reports: UsageRecord[] = [];
-            for (const waiting of taken) {
-              const { id } = waiting.record;
-              if (counted?.has(id) || ids.has(id)) duplicates.add(waiting);
-              else {
-                ids.add(id);
-                reports.push(waiting.record);
-              }
-            }
-            return reports.length === 0 ? [] : [{ t: 'usage', env: envId, at: this.#now(), reports }];
-          });
-          for (const waiting of taken!) waiting.resolve(duplicates.has(waiting));
-        } catch (error) {
-          // Refused before its plan ran (the storage is down or closed): everything waiting fails.
-          if (!taken) {
-            taken = queue.list.splice(0);
-            queue.rows = 0;
-          }
-          for (const waiting of taken) waiting.reject(error);
+  /**
+   * `own`'s commit. Its plan takes the reports not taken yet (`own` among them, unless an earlier
+   * plan took it), and their answers are this commit's outcome; refused before its plan ran (the
+   * storage down or closed), it answers `own` if no plan took it.
+   */
+  #commit(envId: string, own: Waiting): void {
+    let taken: Waiting[] = [];
+    this.#ledger
+      .commit(envId, () => {
+        // Taken when the plan runs (on Postgres, inside the transaction): whatever waits then goes.
+        taken = this.#take(envId);
+        const counted = this.#db.get(envId)?.usage?.ids;
+        const ids = new Set<string>();
+        const reports: UsageRecord[] = [];
+        for (const waiting of taken) {
+          const { id } = waiting.record;
+          waiting.duplicate = counted?.has(id) === true || ids.has(id);
+          if (waiting.duplicate) continue;
+          ids.add(id);
+          reports.push(waiting.record);
         }
-      }
-    } finally {
-      this.#queues.delete(envId);
+        return reports.length === 0 ? [] : [{ t: 'usage', env: envId, at: this.#now(), reports }];
+      })
+      .then(
+        () => {
+          for (const waiting of taken) waiting.resolve(waiting.duplicate);
+        },
+        (error: unknown) => {
+          for (const waiting of taken) waiting.reject(error);
+          const untaken = this.#unanswered.get(envId)?.untaken;
+          const at = untaken ? untaken.indexOf(own) : -1;
+          if (at >= 0) {
+            untaken!.splice(at, 1);
+            own.reject(error);
+          }
+        },
+      );
+  }
+
+  /** Takes the reports of the next entry off the environment's untaken ones: in order, up to `USAGE_QUEUE`'s entry bounds. */
+  #take(envId: string): Waiting[] {
+    const untaken = this.#unanswered.get(envId)?.untaken ?? [];
+    let rows = 0;
+    let count = 0;
+    for (const waiting of untaken) {
+      if (count === USAGE_QUEUE.entryReports || (count > 0 && rows + waiting.weight > USAGE_QUEUE.entryRows))
+        break;
+      rows += waiting.weight;
+      count += 1;
     }
+    return untaken.splice(0, count);
   }
 
   /** Sets a flag's stale mark (§13.7); `404` for an unknown flag. */
@@ -177,43 +211,29 @@ export class UsageService {
     return mark;
   }
 
-  flags(env: Environment) {
+  flags(env: Environment): Promise<FlagUsage[]> {
     return this.#read(env, () => flagSummaries(env, this.#now()));
   }
 
-  flag(env: Environment, key: string, range: UsageRange) {
+  flag(env: Environment, key: string, range: UsageRange): Promise<FlagUsageSeries | undefined> {
     return this.#read(env, () => flagSeries(env, key, range, this.#now()));
   }
 
-  clients(env: Environment) {
+  clients(env: Environment): Promise<UsageClients> {
     return this.#read(env, () => clientList(env, this.#now()));
   }
 
-  unknown(env: Environment) {
+  unknown(env: Environment): Promise<UnknownKeyUsage[]> {
     return this.#read(env, () => unknownKeys(env));
   }
 
-  stale(env: Environment) {
+  stale(env: Environment): Promise<StaleReport> {
     return this.#read(env, () => staleReport(env, this.#now()));
   }
 
   #read<T>(env: Environment, read: () => T): Promise<T> {
     return this.#ledger.readSettled(env.id, read);
   }
-}
-
-/** Takes the reports of the next entry off `queue`: in order, up to `USAGE_QUEUE`'s entry bounds. */
-function take(queue: Queue): Waiting[] {
-  let rows = 0;
-  let count = 0;
-  for (const waiting of queue.list) {
-    if (count === USAGE_QUEUE.entryReports || (count > 0 && rows + waiting.weight > USAGE_QUEUE.entryRows))
-      break;
-    rows += waiting.weight;
-    count += 1;
-  }
-  queue.rows -= rows;
-  return queue.list.splice(0, count);
 }
 
 export { RANGES, type UsageRange };

@@ -174,6 +174,48 @@ describe('switches and credentials', () => {
     }
   });
 
+  it("tells the dashboard usage is off with usage: false on the admin API's usage paths, and only then", async () => {
+    const off = await startTestServer({ usage: false });
+    const on = await startTestServer();
+    try {
+      const offAdmin = await adminCaller(off.server);
+      const env = '/environments/acme/production';
+      const bodyOf = async (res: Response) => {
+        expect(res.status).toBe(404);
+        return (await res.json()) as Record<string, unknown>;
+      };
+      for (const [method, path] of [
+        ['GET', '/usage/flags'],
+        ['GET', '/usage/flags/seeded?range=7d'],
+        ['PATCH', '/usage/flags/seeded'],
+        ['GET', '/usage/clients'],
+        ['GET', '/usage/unknown'],
+        ['GET', '/usage/stale'],
+      ] as const) {
+        const body = method === 'PATCH' ? { permanent: true } : undefined;
+        expect(await bodyOf(await offAdmin.call(method, `${env}${path}`, body))).toEqual({
+          error: 'NOT_FOUND',
+          message: expect.stringContaining('usage is off'),
+          usage: false,
+        });
+      }
+      // Other 404s are not "usage off": an unknown environment, an unknown admin route, a key
+      // that is neither a flag nor reported on a server that keeps usage.
+      expect(
+        await bodyOf(await offAdmin.call('GET', '/environments/acme/nowhere/usage/flags')),
+      ).not.toHaveProperty('usage');
+      expect(await bodyOf(await offAdmin.call('GET', `${env}/usage/nothing`))).not.toHaveProperty('usage');
+      const onAdmin = await adminCaller(on.server);
+      expect(await bodyOf(await onAdmin.call('GET', `${env}/usage/flags/never-reported`))).not.toHaveProperty(
+        'usage',
+      );
+      expect((await onAdmin.call('GET', `${env}/usage/flags`)).status).toBe(200);
+    } finally {
+      await off.close();
+      await on.close();
+    }
+  });
+
   it('refuses a client key with 403 and a missing key with 401', async () => {
     const clientKey = 'fw_live_AcmeProdClient000000000000000000';
     const config: FlagwireConfig = structuredClone(TEST_CONFIG);

@@ -25,6 +25,7 @@ import type {
   unknownKeys,
 } from '../../../server/state/usage/reads.js';
 import type { staleReport } from '../../../server/state/usage/stale.js';
+import type { UsageService } from '../../../server/state/usage/usage-service.js';
 import type * as wire from '../../../src/core/admin-wire.js';
 
 describe('the admin wire types cover what the server answers', () => {
@@ -54,16 +55,24 @@ describe('the admin wire types cover what the server answers', () => {
   });
 
   it('usage reads and stale flags', () => {
+    // The state answers the wire's types themselves, declared once (`src/core/usage-wire.ts`).
     expectTypeOf<UsageRange>().toEqualTypeOf<wire.UsageRange>();
-    expectTypeOf<ReturnType<typeof flagSummaries>>().toExtend<wire.FlagUsage[]>();
-    expectTypeOf<ReturnType<typeof clientList>>().toExtend<wire.UsageClients>();
-    expectTypeOf<ReturnType<typeof unknownKeys>>().toExtend<wire.UnknownKeyUsage[]>();
-    expectTypeOf<ReturnType<typeof staleReport>>().toExtend<wire.StaleReport>();
-    // The state types a series' `from` and `to` `string | null` (its `iso()`), though never
-    // `null` there: all else is the wire's. Typed `string` there, the last line fails: check the
-    // whole series then.
+    expectTypeOf<ReturnType<typeof flagSummaries>>().toEqualTypeOf<wire.FlagUsage[]>();
+    expectTypeOf<ReturnType<typeof flagSeries>>().toEqualTypeOf<wire.FlagUsageSeries | undefined>();
+    expectTypeOf<ReturnType<typeof clientList>>().toEqualTypeOf<wire.UsageClients>();
+    expectTypeOf<ReturnType<typeof unknownKeys>>().toEqualTypeOf<wire.UnknownKeyUsage[]>();
+    expectTypeOf<ReturnType<typeof staleReport>>().toEqualTypeOf<wire.StaleReport>();
+    // A series' `from` and `to` are never `null`.
     type Series = NonNullable<ReturnType<typeof flagSeries>>;
-    expectTypeOf<Omit<Series, 'from' | 'to'>>().toExtend<Omit<wire.FlagUsageSeries, 'from' | 'to'>>();
-    expectTypeOf<Series['from']>().toEqualTypeOf<string | null>();
+    expectTypeOf<Series['from']>().toEqualTypeOf<string>();
+    expectTypeOf<Series['to']>().toEqualTypeOf<string>();
+    // And so the service's reads, which the routes answer.
+    expectTypeOf<Awaited<ReturnType<UsageService['flags']>>>().toEqualTypeOf<wire.FlagUsage[]>();
+    expectTypeOf<Awaited<ReturnType<UsageService['flag']>>>().toEqualTypeOf<
+      wire.FlagUsageSeries | undefined
+    >();
+    expectTypeOf<Awaited<ReturnType<UsageService['clients']>>>().toEqualTypeOf<wire.UsageClients>();
+    expectTypeOf<Awaited<ReturnType<UsageService['unknown']>>>().toEqualTypeOf<wire.UnknownKeyUsage[]>();
+    expectTypeOf<Awaited<ReturnType<UsageService['stale']>>>().toEqualTypeOf<wire.StaleReport>();
   });
 });
