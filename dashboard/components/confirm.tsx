@@ -1,7 +1,7 @@
 /** A yes/no dialog for one action; its failure is shown inside it, its success closes it. */
 import { useAction } from '../use-action.js';
-import { ErrorText } from './bits.js';
 import { Dialog } from './dialog.js';
+import { ErrorText } from './page-parts.js';
 
 interface Props {
   title: string;

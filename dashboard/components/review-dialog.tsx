@@ -6,8 +6,8 @@
  */
 import type { FieldChange } from '../targeting/diff.js';
 import { useAction } from '../use-action.js';
-import { ErrorText } from './bits.js';
 import { Dialog } from './dialog.js';
+import { ErrorText } from './page-parts.js';
 
 interface Props {
   title: string;

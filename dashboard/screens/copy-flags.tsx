@@ -13,8 +13,8 @@ import type {
   FlagCopy,
 } from '../../src/core/admin-wire.js';
 import { api, envApi } from '../api.js';
-import { ErrorText, TableWrap } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
+import { ErrorText, TableWrap } from '../components/page-parts.js';
 import { jsonish } from '../format.js';
 import { useResource } from '../resource.js';
 import { envHref } from '../route.js';

@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { api, envApi, messageOf } from '../api.js';
-import { ErrorText, TableWrap } from '../components/bits.js';
+import { ErrorText, TableWrap } from '../components/page-parts.js';
 import { dateTime } from '../format.js';
 import { useResource } from '../resource.js';
 import type { Delivery, Webhook } from '../types.js';

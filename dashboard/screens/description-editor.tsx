@@ -5,8 +5,8 @@
  */
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { DESCRIPTION_MAX_LENGTH } from '../../src/core/limits.js';
-import { ErrorText } from '../components/bits.js';
 import { CharCount, overBy } from '../components/char-count.js';
+import { ErrorText } from '../components/page-parts.js';
 import { useAction } from '../use-action.js';
 
 interface Props {

@@ -8,9 +8,9 @@
  */
 import { useRef } from 'preact/hooks';
 import type { UpdateFlagInput } from '../../src/core/types.js';
-import { CellLabel } from '../components/bits.js';
 import { FeedbackNote, useFeedback } from '../components/feedback.js';
 import { LongText } from '../components/long-text.js';
+import { CellLabel } from '../components/page-parts.js';
 import { Switch } from '../components/switch.js';
 import { hereHref } from '../route.js';
 import type { FlagUsage } from '../usage/api.js';

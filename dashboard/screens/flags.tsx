@@ -6,8 +6,8 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { ApiError, api, CHANGED_ELSEWHERE, envApi, ifMatch } from '../api.js';
-import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
+import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../components/page-parts.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
 import { type FlagUsage, usageRead } from '../usage/api.js';

@@ -7,8 +7,8 @@
  */
 import { useId } from 'preact/hooks';
 import { api, envApi } from '../api.js';
-import { CellLabel, EmptyState, ErrorText, TableWrap } from '../components/bits.js';
 import { LongText } from '../components/long-text.js';
+import { CellLabel, EmptyState, ErrorText, TableWrap } from '../components/page-parts.js';
 import { useEnvChanges } from '../events.js';
 import { actorText, dateTime, jsonish } from '../format.js';
 import { useResource } from '../resource.js';

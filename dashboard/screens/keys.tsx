@@ -4,11 +4,11 @@
  */
 import { useEffect, useId, useState } from 'preact/hooks';
 import { api, envApi } from '../api.js';
-import { Behind, CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../components/bits.js';
 import { CharCount, overBy } from '../components/char-count.js';
 import { ConfirmDialog } from '../components/confirm.js';
 import { SAVED_MS } from '../components/feedback.js';
 import { LongText } from '../components/long-text.js';
+import { Behind, CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../components/page-parts.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { useStructureChanges } from '../events.js';
 import { dateTime, sourceText } from '../format.js';

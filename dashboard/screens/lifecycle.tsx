@@ -6,9 +6,9 @@
  */
 import { useId, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorText } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
+import { ErrorText } from '../components/page-parts.js';
 import type { EnvView, Overview, ProjectView } from '../types.js';
 import { useAction } from '../use-action.js';
 

@@ -7,11 +7,11 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import { DESCRIPTION_MAX_LENGTH } from '../../src/core/limits.js';
 import type { CreateFlagInput, FlagType } from '../../src/core/types.js';
 import { api } from '../api.js';
-import { ErrorText } from '../components/bits.js';
 import { CharCount, overBy } from '../components/char-count.js';
 import { SAVED_MS } from '../components/feedback.js';
 import { InitialPercent } from '../components/initial-percent.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
+import { ErrorText } from '../components/page-parts.js';
 import type { Flag } from '../types.js';
 import { useAction } from '../use-action.js';
 

@@ -4,8 +4,8 @@
  */
 import { useEffect, useId, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { ErrorText, TableWrap } from '../components/bits.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
+import { ErrorText, TableWrap } from '../components/page-parts.js';
 import { useEnvChanges, useStreamCounts, useStructureChanges } from '../events.js';
 import { sourceText } from '../format.js';
 import { useResource } from '../resource.js';

@@ -2,7 +2,7 @@
 import { useId, useState } from 'preact/hooks';
 import type { SessionInput } from '../../src/core/admin-wire.js';
 import { ApiError, api } from '../api.js';
-import { ErrorText } from '../components/bits.js';
+import { ErrorText } from '../components/page-parts.js';
 import { useAction } from '../use-action.js';
 
 /** Exchanges the admin token for the session cookie (`docs/protocol.md` §10.2). */

@@ -2,8 +2,8 @@
 import { useId, useState } from 'preact/hooks';
 import { WEBHOOK_EVENT_KINDS } from '../../src/core/limits.js';
 import { api } from '../api.js';
-import { ErrorText } from '../components/bits.js';
 import { Dialog } from '../components/dialog.js';
+import { ErrorText } from '../components/page-parts.js';
 import type { WebhookEventKind } from '../types.js';
 import { useAction } from '../use-action.js';
 

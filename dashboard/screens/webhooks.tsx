@@ -1,8 +1,8 @@
 /** `#/env/P/E/webhooks`: the environment's webhooks, their deliveries and secrets. */
 import { useState } from 'preact/hooks';
 import { api, envApi, messageOf } from '../api.js';
-import { Behind, CellLabel, ErrorText, TableWrap } from '../components/bits.js';
 import { ConfirmDialog } from '../components/confirm.js';
+import { Behind, CellLabel, ErrorText, TableWrap } from '../components/page-parts.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { Switch } from '../components/switch.js';
 import { useResource } from '../resource.js';

@@ -1,6 +1,6 @@
 /** A usage table: named, its columns headed by `heads`, its rows cards on a phone (`TableWrap`). */
 import type { ComponentChildren } from 'preact';
-import { TableWrap } from '../components/bits.js';
+import { TableWrap } from '../components/page-parts.js';
 
 export function CardTable({
   label,

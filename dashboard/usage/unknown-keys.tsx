@@ -7,7 +7,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { envApi } from '../api.js';
-import { CellLabel, EmptyState, ErrorText } from '../components/bits.js';
+import { CellLabel, EmptyState, ErrorText } from '../components/page-parts.js';
 import { useEnvChanges } from '../events.js';
 import { dateTime, number } from '../format.js';
 import { useResource } from '../resource.js';

@@ -2,7 +2,7 @@
  * A flag's usage in the flags list: when it was last evaluated ("3 min ago", "never"), with a
  * stale badge and the server's reason when it is stale; and its last 24 hours as a sparkline.
  */
-import { CellLabel } from '../components/bits.js';
+import { CellLabel } from '../components/page-parts.js';
 import type { FlagUsage, StaleFlag } from './api.js';
 import { Age } from './relative-time.js';
 import { Sparkline } from './sparkline.js';

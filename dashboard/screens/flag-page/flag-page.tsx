@@ -10,10 +10,10 @@
  */
 import { useState } from 'preact/hooks';
 import { ApiError, api, envApi, messageOf } from '../../api.js';
-import { ErrorText } from '../../components/bits.js';
 import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { useFeedback } from '../../components/feedback.js';
 import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
+import { ErrorText } from '../../components/page-parts.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
 import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';

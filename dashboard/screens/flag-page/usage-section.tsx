@@ -6,7 +6,7 @@
  */
 import { useRef, useState } from 'preact/hooks';
 import { api, envApi } from '../../api.js';
-import { ErrorText } from '../../components/bits.js';
+import { ErrorText } from '../../components/page-parts.js';
 import { useEnvChanges } from '../../events.js';
 import { dateTime, number } from '../../format.js';
 import { useResource } from '../../resource.js';

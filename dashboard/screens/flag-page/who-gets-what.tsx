@@ -9,8 +9,8 @@ import type { EvaluateAnswer, EvaluateInput, Refused, Served } from '../../../sr
 import type { Rule } from '../../../src/core/targeting/types.js';
 import type { UpdateFlagInput } from '../../../src/core/types.js';
 import { api, messageOf } from '../../api.js';
-import { ErrorText } from '../../components/bits.js';
 import { LongText } from '../../components/long-text.js';
+import { ErrorText } from '../../components/page-parts.js';
 import { jsonish } from '../../format.js';
 import { pathOf } from '../../targeting/draft.js';
 import { conditionText, REASONS } from '../../targeting/words.js';

@@ -9,12 +9,12 @@
 import { useId, useState } from 'preact/hooks';
 import { DESCRIPTION_MAX_LENGTH } from '../../../src/core/limits.js';
 import { ApiError, api, envApi, messageOf } from '../../api.js';
-import { ErrorText } from '../../components/bits.js';
 import { ChangedElsewhere } from '../../components/changed-elsewhere.js';
 import { CharCount, overBy } from '../../components/char-count.js';
 import { ChipsInput } from '../../components/chips-input.js';
 import { useFeedback } from '../../components/feedback.js';
 import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
+import { ErrorText } from '../../components/page-parts.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
 import { emptyClause, RulesEditor } from '../../components/rules-editor.js';
 import { SaveBar } from '../../components/save-bar.js';

@@ -6,10 +6,10 @@
 import { useId, useState } from 'preact/hooks';
 import { DESCRIPTION_MAX_LENGTH } from '../../../src/core/limits.js';
 import { api, envApi } from '../../api.js';
-import { CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../../components/bits.js';
 import { CharCount, overBy } from '../../components/char-count.js';
 import { KeyField, keyProblem, keyUsable } from '../../components/key-field.js';
 import { LongText } from '../../components/long-text.js';
+import { CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../../components/page-parts.js';
 import { useEnvChanges } from '../../events.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';

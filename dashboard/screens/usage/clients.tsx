@@ -3,7 +3,7 @@
  * versions), one row each; and the call-out of those holding an older revision than the
  * environment's, told apart by whether they still run (then they missed changes) or stopped.
  */
-import { CellLabel } from '../../components/bits.js';
+import { CellLabel } from '../../components/page-parts.js';
 import { number } from '../../format.js';
 import type { UsageClient } from '../../usage/api.js';
 import { CardTable } from '../../usage/card-table.js';

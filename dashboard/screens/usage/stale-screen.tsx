@@ -9,7 +9,7 @@ import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
 import type { UsageMarkAnswer } from '../../../src/core/admin-wire.js';
 import { api, envApi, messageOf } from '../../api.js';
-import { CellLabel, ErrorText } from '../../components/bits.js';
+import { CellLabel, ErrorText } from '../../components/page-parts.js';
 import { dateTime, jsonish, number } from '../../format.js';
 import { useResource } from '../../resource.js';
 import { envHref } from '../../route.js';

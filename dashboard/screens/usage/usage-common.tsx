@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef } from 'preact/hooks';
 import { envApi } from '../../api.js';
-import { EmptyState } from '../../components/bits.js';
+import { EmptyState } from '../../components/page-parts.js';
 import { useEnvChanges } from '../../events.js';
 import { envHref } from '../../route.js';
 import { usageRead } from '../../usage/api.js';

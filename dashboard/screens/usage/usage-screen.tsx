@@ -4,7 +4,7 @@
  * environment's revision called out, and the keys evaluated that are not flags (deleted while
  * still in use, or never created). Ages are told by the server's clock (`at` of the answer).
  */
-import { ErrorText } from '../../components/bits.js';
+import { ErrorText } from '../../components/page-parts.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';
 import { envHref } from '../../route.js';
