@@ -103,7 +103,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     storage.attach(applier);
     // The one write protocol, for every domain's service (and the reads of the fronts).
     const ledger = new StorageLedger(db, storage);
-    const service = new FlagService(db, ledger, checkPattern);
+    const service = new FlagService(ledger, checkPattern);
     // Every event stream (SDK, OFREP, dashboard) honours these; they share maxStreams and the total budget.
     const sse = new SseGroup({
       pingIntervalMs: resolved.pingIntervalMs,

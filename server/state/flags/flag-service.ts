@@ -7,10 +7,8 @@
 import type { PatternCheck } from '../../../src/core/targeting/validate.js';
 import type { AnyFlagType, CreateFlagInput, Flag, UpdateFlagInput } from '../../../src/core/types.js';
 import { ApiError, flagNotFound } from '../../errors.js';
-import { ensureEnvironment } from '../kernel/environments.js';
 import { decide, type Ledger, type Plan } from '../kernel/ledger.js';
-import type { Actor, Environment, HistoryEntry, MemoryState, StoredFlag } from '../kernel/model.js';
-import type { KernelOp } from '../kernel/ops.js';
+import type { Actor, Environment, HistoryEntry, StoredFlag } from '../kernel/model.js';
 import { type Expected, requireVersion, type Versioned } from '../kernel/preconditions.js';
 import type { WebhookOp } from '../webhooks/ops.js';
 import { flagDeliveries } from './events.js';
@@ -25,23 +23,13 @@ import { applyTargeting, CHANGEABLE_FIELDS, dependentsOf, sameJson } from './tar
 type FlagServiceOp = FlagOp | WebhookOp;
 
 export class FlagService {
-  readonly #db: MemoryState;
-  readonly #ledger: Ledger<FlagServiceOp | KernelOp>;
+  readonly #ledger: Ledger<FlagServiceOp>;
   readonly #patterns: PatternCheck | undefined;
 
   /** `patterns` refuses the `matches` patterns the SDK's matcher cannot run. */
-  constructor(db: MemoryState, ledger: Ledger<FlagServiceOp | KernelOp>, patterns?: PatternCheck) {
-    this.#db = db;
+  constructor(ledger: Ledger<FlagServiceOp>, patterns?: PatternCheck) {
     this.#ledger = ledger;
     this.#patterns = patterns;
-  }
-
-  /**
-   * The environment `project/environment`, created (with a fresh epoch) if the store has none
-   * (the kernel's `ensureEnvironment`, through this service's ledger).
-   */
-  ensureEnvironment(project: string, environment: string, generateKeys: boolean): Promise<Environment> {
-    return ensureEnvironment(this.#db, this.#ledger, project, environment, generateKeys);
   }
 
   listFlags(env: Environment): Promise<Flag[]> {

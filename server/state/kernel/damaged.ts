@@ -10,11 +10,9 @@
  * so the next start, on a release that reads it, restores it whole.
  */
 import { ApiError } from '../../errors.js';
+import { isRecord } from './domain.js';
 import { nameFromId, nameOf, renamedAs } from './env-names.js';
 import type { ApiKeyGrant, Environment, MemoryState, StoredApiKey } from './model.js';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 

@@ -13,6 +13,7 @@ import { KeyRing } from '../../../server/state/admin/key-ring.js';
 import { Applier, type Op, restoreState } from '../../../server/state/domains.js';
 import { FlagService } from '../../../server/state/flags/flag-service.js';
 import type { FlagCommit } from '../../../server/state/flags/ops.js';
+import { ensureEnvironment } from '../../../server/state/kernel/environments.js';
 import { type Ledger, StorageLedger } from '../../../server/state/kernel/ledger.js';
 import type { Actor, Environment, MemoryState, StoredDelivery } from '../../../server/state/kernel/model.js';
 import { WebhookService } from '../../../server/state/webhooks/webhook-service.js';
@@ -51,7 +52,7 @@ async function stack(): Promise<Stack> {
     db,
     applier,
     ledger,
-    flags: new FlagService(db, ledger, checkPattern),
+    flags: new FlagService(ledger, checkPattern),
     entries: [],
     changes: [],
     published: [],
@@ -93,16 +94,21 @@ afterEach(async () => {
 
 // ---------------------------------------------------------------- FlagService
 
+/** The environment `project/environment` of `s`, created if it has none (the kernel's `ensureEnvironment`). */
+function environmentOf(s: Stack, project: string, environment: string, generateKeys: boolean) {
+  return ensureEnvironment(s.db, s.ledger, project, environment, generateKeys);
+}
+
 describe('FlagService', () => {
   async function withEnv() {
     const s = await stack();
-    const env = await s.flags.ensureEnvironment('acme', 'production', false);
+    const env = await environmentOf(s, 'acme', 'production', false);
     return { ...s, env };
   }
 
   it('ensureEnvironment creates an environment once, at revision 0, with a fresh epoch', async () => {
     const s = await stack();
-    const env = await s.flags.ensureEnvironment('acme', 'production', true);
+    const env = await environmentOf(s, 'acme', 'production', true);
     expect(env).toMatchObject({
       id: 'acme/production',
       project: 'acme',
@@ -112,9 +118,9 @@ describe('FlagService', () => {
     expect(env.source).toBe('default');
     expect(env.generatedKeys.map((k) => k.access)).toEqual(['full', 'read-only']);
     expect(env.epoch).toMatch(/^[A-Za-z0-9]{12}$/);
-    expect(await s.flags.ensureEnvironment('acme', 'production', true)).toBe(env);
+    expect(await environmentOf(s, 'acme', 'production', true)).toBe(env);
     expect(s.entries).toHaveLength(1);
-    const other = await s.flags.ensureEnvironment('acme', 'staging', false);
+    const other = await environmentOf(s, 'acme', 'staging', false);
     expect(other.epoch).not.toBe(env.epoch);
     expect(other.generatedKeys).toEqual([]);
     expect(other.source).toBe('config');
@@ -248,8 +254,8 @@ describe('FlagService', () => {
   });
 
   it('revisions count per environment', async () => {
-    const { flags, env } = await withEnv();
-    const staging = await flags.ensureEnvironment('acme', 'staging', false);
+    const { flags, env, ...s } = await withEnv();
+    const staging = await environmentOf({ flags, ...s }, 'acme', 'staging', false);
     await flags.createFlag(env, { key: 'x', type: 'boolean' }, ACTOR);
     await flags.createFlag(env, { key: 'y', type: 'boolean' }, ACTOR);
     await flags.createFlag(staging, { key: 'x', type: 'boolean' }, ACTOR);
@@ -359,8 +365,8 @@ describe('AdminService', () => {
 
   async function withAdmin() {
     const s = await stack();
-    const acme = await s.flags.ensureEnvironment('acme', 'production', false);
-    const defaults = await s.flags.ensureEnvironment('default', 'development', true);
+    const acme = await environmentOf(s, 'acme', 'production', false);
+    const defaults = await environmentOf(s, 'default', 'development', true);
     const keyRing = new KeyRing([
       ...grantsOf(acme, [{ key: CONFIG_KEY, access: 'full' }]),
       ...grantsOf(defaults, []),
@@ -518,7 +524,7 @@ describe('Dispatcher', () => {
 
   async function wired(answer: (r: Received, i: number) => Answer, retryDelaysMs: number[]): Promise<Wired> {
     const s = await stack();
-    const env = await s.flags.ensureEnvironment('acme', 'production', false);
+    const env = await environmentOf(s, 'acme', 'production', false);
     const receiver = await startReceiver(answer);
     cleanups.push(() => receiver.close());
     const leases: string[] = [];
