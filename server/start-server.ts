@@ -16,13 +16,15 @@ import { createApiHandler, guarded } from './http/app.js';
 import { ClientErrorResponder } from './http/client-errors.js';
 import { ConnectionGuard } from './http/connections.js';
 import { flagRoutes } from './http/handlers/flags.js';
+import { documentRoute } from './http/handlers/openapi.js';
 import { sdkRoutes } from './http/handlers/sdk.js';
 import { segmentRoutes } from './http/handlers/segments.js';
 import { usageOffRoutes, usageRoutes } from './http/handlers/usage.js';
 import { webhookRoutes } from './http/handlers/webhooks.js';
+import { openApiDocument } from './http/openapi.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { sendError } from './http/respond.js';
-import { splitTarget } from './http/router.js';
+import { type Route, splitTarget } from './http/router.js';
 import { listen, urlOf } from './listen.js';
 import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
@@ -79,6 +81,19 @@ export interface FlagwireServer {
 }
 
 export { DEFAULT_ENVIRONMENT, DEFAULT_PROJECT } from './set-up.js';
+
+/** The routes each running server serves, for the tests that hold its documents to them. */
+const served = new WeakMap<FlagwireServer, { api: readonly Route[] }>();
+
+/** The routes `server` serves under `/api/v1` (not part of the package's API: `server/index.ts`). */
+export const routesOf = (server: FlagwireServer) => served.get(server);
+
+/** The words atop `GET /api/v1/openapi.json`. */
+const API_DESCRIPTION =
+  "Flagwire's service API: flags, segments, webhooks, usage and the SDK endpoints of one environment, " +
+  'the one the API key belongs to. The protocol, in words: docs/protocol.md.';
+const API_KEY_WORDS =
+  '`Authorization: Bearer fw_live_...`: a full key writes; a read-only key reads and serves SDKs; a client key evaluates through OFREP only.';
 
 /** How often Node looks for connections past their deadlines: every second, or more often for short ones. */
 function checkingInterval(o: { headersTimeoutMs: number; requestTimeoutMs: number }): number {
@@ -181,7 +196,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const usageApi = usage
       ? usageRoutes(usage, new RateLimiter(usageSettings.reportsPerSecond, usageSettings.burst))
       : [];
-    const api = createApiHandler([...sdkRoutes(hub), ...usageApi, ...envRoutes], keyRing);
+    const apiRoutes = [...sdkRoutes(hub), ...usageApi, ...envRoutes];
+    const apiDocument: Route = documentRoute(
+      'openapi.json',
+      () =>
+        openApiDocument({
+          title: 'Flagwire API',
+          description: API_DESCRIPTION,
+          server: '/api/v1',
+          routes: [...apiRoutes, apiDocument],
+          security: {
+            name: 'apiKey',
+            scheme: { type: 'http', scheme: 'bearer', description: API_KEY_WORDS },
+          },
+        }),
+      true,
+    );
+    const api = createApiHandler([...apiRoutes, apiDocument], keyRing);
     // The origins the admin API takes changes from (§10.2), learnt once listening.
     const origins = new OwnOrigins(resolved.publicUrl);
     const dashboard = adminToken
@@ -288,7 +319,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
       await closed;
       clearTimeout(grace);
     };
-    return {
+    const running: FlagwireServer = {
       url,
       port: address.port,
       get keys() {
@@ -305,6 +336,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         return closing;
       },
     };
+    served.set(running, { api: [...apiRoutes, apiDocument] });
+    return running;
   } catch (error) {
     server?.close();
     await ofrepUsage?.close().catch(() => {});

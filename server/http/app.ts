@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CORS_HEADERS } from '../cors.js';
 import { ApiError, clientKeyRefused, forbidden, unauthorized } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { KeyRing } from '../state/admin/key-ring.js';
+import type { Grant, KeyRing } from '../state/admin/key-ring.js';
 import { notRestored } from '../state/kernel/damaged.js';
 import { StorageRefusedError, StorageUnavailableError } from '../store/errors.js';
 import { readJsonBody } from './body.js';
@@ -118,6 +118,12 @@ export function guarded(
   };
 }
 
+/**
+ * What an anonymous route (`Route.anonymous`: the OpenAPI document) runs as: no key, so no
+ * environment; its handler reads nothing of the grant but the access the pipeline checks.
+ */
+const ANONYMOUS = { access: 'read-only' } as Authenticated as Grant;
+
 /** The `/api/v1` (and root SDK) handler, authenticated by API keys. */
 export function createApiHandler(
   routes: readonly Route[],
@@ -137,6 +143,7 @@ export function createApiHandler(
       });
       return;
     }
+    if (route.anonymous) return invokeRoute(route, params, ANONYMOUS, req, res, target.path, target.query);
     const grant = keys.authenticateOn(req.socket, req.headers.authorization);
     if (!grant) throw unauthorized();
     const refused = notRestored(grant.env);

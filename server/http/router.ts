@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Grant } from '../state/admin/key-ring.js';
 import type { Access } from '../state/kernel/model.js';
+import type { OperationDoc } from './openapi.js';
 
 /** What a request was authenticated as: an API key's grant, or the dashboard's admin. */
 export interface Authenticated {
@@ -33,6 +34,8 @@ export interface MethodSpec<G extends Authenticated = Grant> {
   maxBodyBytes?: number;
   /** For the 403 message: "cannot <action>". */
   action: string;
+  /** What the OpenAPI document says of it (`./openapi.ts`). */
+  doc?: OperationDoc;
 }
 
 export interface Route<G extends Authenticated = Grant> {
@@ -43,17 +46,21 @@ export interface Route<G extends Authenticated = Grant> {
   methods: Partial<Record<string, MethodSpec<G>>>;
   /** Value of the `Allow` header. */
   allow: string;
+  /** Served without a key (the OpenAPI document). */
+  anonymous: boolean;
 }
 
 export function defineRoute<G extends Authenticated = Grant>(
   pattern: string,
   methods: Partial<Record<string, MethodSpec<G>>>,
   root = false,
+  anonymous = false,
 ): Route<G> {
   const names = Object.keys(methods);
   if (names.includes('GET')) names.push('HEAD');
   names.push('OPTIONS');
-  return { pattern, segments: pattern.split('/').filter(Boolean), root, methods, allow: names.join(', ') };
+  const segments = pattern.split('/').filter(Boolean);
+  return { pattern, segments, root, methods, allow: names.join(', '), anonymous };
 }
 
 const API_PREFIX = '/api/v1/';

@@ -96,73 +96,16 @@ export interface UpdateFlagInput extends TargetingInput {
   description?: string | null;
 }
 
-/** The webhook event kinds a webhook can subscribe to. */
-export type WebhookEventKind = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'segment.updated';
-
-/** A webhook as `GET /webhooks` and `GET/PATCH /webhooks/:id` return it (never the secret). */
-export interface Webhook {
-  id: string;
-  url: string;
-  events: WebhookEventKind[];
-  active: boolean;
-  createdAt: string;
-}
-
-/** The answer to `POST /webhooks`: the only time the signing secret is shown. */
-export interface CreatedWebhook {
-  id: string;
-  url: string;
-  events: WebhookEventKind[];
-  secret: string;
-  active: boolean;
-}
-
-/** Body of `POST /webhooks`. */
-export interface CreateWebhookInput {
-  url: string;
-  events: WebhookEventKind[];
-}
-
-/** Body of `PATCH /webhooks/:id`; every field optional. */
-export interface UpdateWebhookInput {
-  active?: boolean;
-  events?: WebhookEventKind[];
-  url?: string;
-}
-
-/** A webhook delivery as `GET /webhooks/:id/deliveries` lists it (`docs/protocol.md` §8.3). */
-export interface WebhookDeliveryRecord {
-  id: string;
-  eventId: string;
-  type: string;
-  /** The flag the event is about, else `null`. */
-  flag: string | null;
-  /** The segment the event is about, else `null`. */
-  segment: string | null;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  /** Its attempts, the newest 20. */
-  attemptLog: WebhookDeliveryAttempt[];
-}
-
-/** One attempt of a delivery (`docs/protocol.md` §8.3). */
-export interface WebhookDeliveryAttempt {
-  attempt: number;
-  /** When it was sent (ISO 8601; the body's `delivery.sentAt`). */
-  sentAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  /** The first KiB of the answer's body (UTF-8, cut on a character). */
-  response: string | null;
-  /** The exact body sent. */
-  request: string;
-}
+// Webhooks and their deliveries: derived from their schemas (`./schemas/webhooks.ts`).
+export type {
+  CreatedWebhook,
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookDeliveryAttempt,
+  WebhookDeliveryRecord,
+  WebhookEventKind,
+} from './wire/webhooks.js';
 
 /** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
 export interface SegmentRecord {

@@ -3,13 +3,12 @@
  * side-effect free: the reference server answers 400 `VALIDATION_ERROR` with the
  * message; the messages always name the offending field.
  */
+import { DESCRIPTION_MAX_LENGTH, FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from './limits.js';
+import { checkSchema } from './schemas/check.js';
 import {
-  DESCRIPTION_MAX_LENGTH,
-  FLAG_KEY_MAX_LENGTH,
-  FLAG_KEY_PATTERN,
-  WEBHOOK_EVENT_KINDS,
-  WEBHOOK_URL_MAX_LENGTH,
-} from './limits.js';
+  CreateWebhookInput as CreateWebhookSchema,
+  UpdateWebhookInput as UpdateWebhookSchema,
+} from './schemas/webhooks.js';
 import { TARGETING_FIELDS } from './targeting/types.js';
 import { TargetingInvalid, validateVariants } from './targeting/validate.js';
 import type {
@@ -18,7 +17,6 @@ import type {
   CreateWebhookInput,
   UpdateFlagInput,
   UpdateWebhookInput,
-  WebhookEventKind,
 } from './types.js';
 
 /** Outcome of a validation: the normalized value, or the field at fault and why. */
@@ -203,11 +201,8 @@ export function validateUpdateFlag(body: unknown, type: AnyFlagType): Validation
   return targeting ?? { ok: true, value };
 }
 
-function urlProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string') return `"url" must be a string, got ${describe(value)}`;
-  if (value.length > WEBHOOK_URL_MAX_LENGTH) {
-    return `"url" must be at most ${WEBHOOK_URL_MAX_LENGTH} characters long`;
-  }
+/** What the schema leaves to code: an absolute http(s) URL without credentials. */
+function urlProblem(value: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -221,64 +216,27 @@ function urlProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-function eventsProblem(value: unknown): string | undefined {
-  if (!Array.isArray(value)) return `"events" must be an array, got ${describe(value)}`;
-  if (value.length === 0) return '"events" must name at least one event kind';
-  const seen = new Set<unknown>();
-  for (const kind of value) {
-    if (!(WEBHOOK_EVENT_KINDS as readonly unknown[]).includes(kind)) {
-      return `"events" may contain only ${WEBHOOK_EVENT_KINDS.join(', ')}; got ${show(kind)}`;
-    }
-    if (seen.has(kind)) return `"events" lists ${show(kind)} twice`;
-    seen.add(kind);
-  }
-  return undefined;
-}
-
-const CREATE_WEBHOOK_FIELDS = ['url', 'events'] as const;
-
-/** Validates a `POST /webhooks` body. */
+/** Validates a `POST /webhooks` body (its shape: `CreateWebhookInput`). */
 export function validateCreateWebhook(body: unknown): Validation<CreateWebhookInput> {
-  if (!isObject(body)) return bodyNotObject(body);
-  const extra = unknownField(body, CREATE_WEBHOOK_FIELDS);
-  if (extra !== undefined) return fail(extra, `unknown field ${show(extra)}`);
-  if (!('url' in body)) return fail('url', '"url" is required');
-  const url = urlProblem(body.url);
+  const checked = checkSchema(CreateWebhookSchema, body);
+  if (!checked.ok) return checked;
+  const url = urlProblem(checked.value.url);
   if (url) return fail('url', url);
-  if (!('events' in body)) return fail('events', '"events" is required');
-  const events = eventsProblem(body.events);
-  if (events) return fail('events', events);
-  return { ok: true, value: { url: body.url as string, events: [...(body.events as WebhookEventKind[])] } };
+  return { ok: true, value: { url: checked.value.url, events: [...checked.value.events] } };
 }
 
-const UPDATE_WEBHOOK_FIELDS = ['active', 'events', 'url'] as const;
-
-/** Validates a `PATCH /webhooks/:id` body. */
+/** Validates a `PATCH /webhooks/:id` body (its shape: `UpdateWebhookInput`). */
 export function validateUpdateWebhook(body: unknown): Validation<UpdateWebhookInput> {
-  if (!isObject(body)) return bodyNotObject(body);
-  const extra = unknownField(body, UPDATE_WEBHOOK_FIELDS);
-  if (extra !== undefined) {
-    const why =
-      extra === 'id' || extra === 'secret' || extra === 'createdAt'
-        ? `field ${show(extra)} cannot be changed`
-        : `unknown field ${show(extra)}`;
-    return fail(extra, why);
-  }
+  const checked = checkSchema(UpdateWebhookSchema, body);
+  if (!checked.ok) return checked;
+  const { active, events, url } = checked.value;
   const value: UpdateWebhookInput = {};
-  if ('active' in body) {
-    if (typeof body.active !== 'boolean')
-      return fail('active', `"active" must be a boolean, got ${describe(body.active)}`);
-    value.active = body.active;
-  }
-  if ('events' in body) {
-    const problem = eventsProblem(body.events);
-    if (problem) return fail('events', problem);
-    value.events = [...(body.events as WebhookEventKind[])];
-  }
-  if ('url' in body) {
-    const problem = urlProblem(body.url);
+  if (active !== undefined) value.active = active;
+  if (events !== undefined) value.events = [...events];
+  if (url !== undefined) {
+    const problem = urlProblem(url);
     if (problem) return fail('url', problem);
-    value.url = body.url as string;
+    value.url = url;
   }
   return { ok: true, value };
 }
