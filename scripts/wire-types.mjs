@@ -21,7 +21,7 @@ const WIRE = join(ROOT, 'src/core/wire');
 const KIND = Symbol.for('TypeBox.Kind');
 const OPTIONAL = Symbol.for('TypeBox.Optional');
 /** Names a schema may print as (`x-ts`) that come from hand-written modules. */
-const EXTERNAL = { JsonValue: '../targeting/types.js' };
+const EXTERNAL = { JsonValue: '../json-value.js' };
 
 const isSchema = (value) => typeof value === 'object' && value !== null && KIND in value;
 
@@ -107,7 +107,9 @@ function printModule(module, schemas, owner) {
       ? Object.values(schema.patternProperties)[0]
       : isSchema(schema.additionalProperties)
         ? schema.additionalProperties
-        : undefined;
+        : schema.additionalProperties === true
+          ? { [KIND]: 'Unknown' }
+          : undefined;
     if (rest) {
       if (lines.length === 0) return `Record<string, ${typeOf(rest, indent)}>`;
       lines.push(`${inner}[key: string]: ${typeOf(rest, inner)};`);
@@ -123,9 +125,11 @@ function printModule(module, schemas, owner) {
         : `${doc}export type ${name} = ${text};`;
     })
     .join('\n\n');
-  const head = [...imports]
+  const byModule = new Map();
+  for (const [name, from] of imports) byModule.set(from, [...(byModule.get(from) ?? []), name]);
+  const head = [...byModule]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, from]) => `import type { ${name} } from '${from}';`)
+    .map(([from, names]) => `import type { ${names.sort().join(', ')} } from '${from}';`)
     .join('\n');
   return [
     `/**\n * The types of \`../schemas/${module}.ts\`, written by \`npm run wire-types\`: do not edit; change\n * the schema and run it again.\n */`,

@@ -24,7 +24,7 @@ import { webhookRoutes } from './http/handlers/webhooks.js';
 import { openApiDocument } from './http/openapi.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { sendError } from './http/respond.js';
-import { type Route, splitTarget } from './http/router.js';
+import { type Authenticated, type Route, splitTarget } from './http/router.js';
 import { listen, urlOf } from './listen.js';
 import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
@@ -83,9 +83,12 @@ export interface FlagwireServer {
 export { DEFAULT_ENVIRONMENT, DEFAULT_PROJECT } from './set-up.js';
 
 /** The routes each running server serves, for the tests that hold its documents to them. */
-const served = new WeakMap<FlagwireServer, { api: readonly Route[] }>();
+const served = new WeakMap<
+  FlagwireServer,
+  { api: readonly Route[]; admin: readonly Route<Authenticated>[] }
+>();
 
-/** The routes `server` serves under `/api/v1` (not part of the package's API: `server/index.ts`). */
+/** The routes `server` serves under `/api/v1` and `/admin/api` (not in the package's API: `server/index.ts`). */
 export const routesOf = (server: FlagwireServer) => served.get(server);
 
 /** The words atop `GET /api/v1/openapi.json`. */
@@ -336,7 +339,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         return closing;
       },
     };
-    served.set(running, { api: [...apiRoutes, apiDocument] });
+    served.set(running, { api: [...apiRoutes, apiDocument], admin: dashboard?.routes ?? [] });
     return running;
   } catch (error) {
     server?.close();

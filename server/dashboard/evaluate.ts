@@ -6,13 +6,17 @@
  * page carries no parser. The edit is checked exactly as a `PATCH` of the flag would be, and
  * nothing is written.
  */
-import type { EvaluateAnswer, Refused, Served } from '../../src/core/admin-wire.js';
+import { type Static, Type } from '@sinclair/typebox';
+import type { Refused, Served } from '../../src/core/admin-wire.js';
+import { EvaluateAnswer, EvaluateInput } from '../../src/core/schemas/admin.js';
 import { compileFlag } from '../../src/core/targeting/compile.js';
 import { evaluate } from '../../src/core/targeting/detail.js';
 import type { TargetingContext } from '../../src/core/targeting/evaluate.js';
 import { checkPattern, compileMatches } from '../../src/core/targeting/patterns.js';
-import { flagKeyProblem, validateUpdateFlag } from '../../src/core/validation.js';
-import { ApiError, validationError } from '../errors.js';
+import { validateUpdateFlag } from '../../src/core/validation.js';
+import { ApiError } from '../errors.js';
+import { checked } from '../http/checked.js';
+import { errorAnswer, ok } from '../http/openapi.js';
 import { sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin/admin-service.js';
@@ -22,33 +26,27 @@ import { applyTargeting } from '../state/flags/targeting.js';
 import type { Ledger } from '../state/kernel/ledger.js';
 import type { Environment, StoredFlag } from '../state/kernel/model.js';
 
-const MAX_ATTRIBUTES = 1000;
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * The body as it is checked: `draft` only as an object here, since what a `PATCH` would refuse in
+ * it is the answer's `draft` (`Refused`), not a `400`.
+ */
+const EvaluateBody = Type.Composite(
+  [
+    Type.Omit(EvaluateInput, ['draft']),
+    Type.Object({
+      draft: Type.Optional(
+        Type.Object({}, { errorMessage: "must be the flag's fields as a PATCH sends them" }),
+      ),
+    }),
+  ],
+  { additionalProperties: false },
+);
 
 /** The body: `{environment: "P/E", flag, user, draft?}`. */
 function bodyOf(admin: AdminService, body: unknown) {
-  if (!isObject(body)) throw validationError('request body must be a JSON object');
-  for (const name of Object.keys(body))
-    if (!['environment', 'flag', 'user', 'draft'].includes(name))
-      throw validationError(
-        `unknown field ${JSON.stringify(name.slice(0, 100))} (allowed: environment, flag, user, draft)`,
-      );
-  const parts = typeof body.environment === 'string' ? body.environment.split('/') : [];
-  if (parts.length !== 2 || parts.some((p) => flagKeyProblem(p) !== undefined))
-    throw validationError('"environment" must be "PROJECT/ENVIRONMENT", e.g. "acme/staging"');
-  const env = admin.environment(parts[0]!, parts[1]!);
-  if (typeof body.flag !== 'string') throw validationError('"flag" must be a flag key');
-  const { user } = body;
-  if (!isObject(user)) throw validationError('"user" must be an object: {"key": "...", "attribute": ...}');
-  if (user.key !== undefined && user.key !== null && typeof user.key !== 'string')
-    throw validationError('"user.key" must be a string');
-  if (Object.keys(user).length > MAX_ATTRIBUTES)
-    throw validationError(`"user" may have at most ${MAX_ATTRIBUTES} attributes`);
-  if ('draft' in body && !isObject(body.draft))
-    throw validationError('"draft" must be the flag\'s fields as a PATCH sends them');
-  return { env, key: body.flag, user, draft: body.draft as Record<string, unknown> | undefined };
+  const { environment, flag, user, draft } = checked(EvaluateBody, body);
+  const [project, name] = environment.split('/') as [string, string];
+  return { env: admin.environment(project, name), key: flag, user: user as Record<string, unknown>, draft };
 }
 
 /** The flag as `draft` (a `PATCH` body) would make it, or why it would be refused. */
@@ -84,9 +82,11 @@ function serve(
     version: _version,
     ...why
   } = evaluate(compiled, user as never, context);
-  if (why.reason === 'ERROR')
+  const { reason } = why;
+  // An evaluation of a flag that exists: never FLAG_NOT_FOUND or NOT_READY.
+  if (reason === 'ERROR' || reason === 'FLAG_NOT_FOUND' || reason === 'NOT_READY')
     return { value: null, reason: 'ERROR', errorCode: 'MALFORMED_FLAG', error: errorMessage ?? '' };
-  return { value: value ?? null, ...why };
+  return { value: value ?? null, ...why, reason };
 }
 
 export function evaluateRoutes<G extends { access: 'full' }>(
@@ -102,12 +102,23 @@ export function evaluateRoutes<G extends { access: 'full' }>(
           readOnly: true,
           body: true,
           action: 'evaluate flags',
+          doc: {
+            summary: 'What a flag serves a user, as saved and as an unsaved edit (nothing is written)',
+            body: EvaluateInput,
+            answers: {
+              200: ok(
+                "The saved flag's answer, and the draft's (or why a `PATCH` would refuse it)",
+                EvaluateAnswer,
+              ),
+              404: errorAnswer('`NOT_FOUND`: no such environment or flag'),
+            },
+          },
           handler: async ({ res, body }) => {
             const { env, key, user, draft } = bodyOf(admin, body);
             const answer = await ledger.readSettled(env.id, () => {
               const flag = flags.requireFlag(env, key);
               const context = targetingContext(env);
-              const out: EvaluateAnswer = {
+              const out: Static<typeof EvaluateAnswer> = {
                 saved: serve(compiledFlag(flag), user, context),
               };
               if (draft) {

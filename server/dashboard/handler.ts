@@ -5,18 +5,17 @@
  * the dashboard (`actor: dashboard` in the history).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SessionAnswer } from '../../src/core/admin-wire.js';
 import { ApiError } from '../errors.js';
 import { invokeRoute } from '../http/app.js';
-import { readJsonBody } from '../http/body.js';
-import { sendEmpty, sendJson } from '../http/respond.js';
-import { decodeSegment, matchRoute, type Route } from '../http/router.js';
+import { type Authenticated, decodeSegment, matchRoute, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin/admin-service.js';
 import type { Grant } from '../state/admin/key-ring.js';
 import type { SessionService } from '../state/admin/session-service.js';
+import { adminApiRoutes, adminDocumentRoute } from './document.js';
 import type { OwnOrigins } from './origins.js';
 import type { AdminGrant } from './routes.js';
-import { AdminAuth, type Session } from './session.js';
+import type { AdminAuth, Session } from './session.js';
+import { adminUnauthorized, crossOrigin, sessionRoute } from './session-route.js';
 import type { DashboardAssets } from './static.js';
 
 const PREFIX = '/admin/api/';
@@ -28,9 +27,6 @@ const ADMIN_HEADERS: Record<string, string> = {
   'cache-control': 'no-store',
   'x-content-type-options': 'nosniff',
 };
-
-export const adminUnauthorized = () =>
-  new ApiError(401, 'UNAUTHORIZED', 'missing or invalid admin credential: sign in with the admin token');
 
 export interface DashboardHandlerDeps {
   auth: AdminAuth;
@@ -46,9 +42,20 @@ export interface DashboardHandlerDeps {
   envRoutes: readonly Route[];
 }
 
+/** The dashboard's handler: `false` for a path not its own (the API's). */
+export type DashboardHandler = ((
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  query: string,
+) => Promise<void> | void | false) & {
+  /** The admin API's routes as its document lists them (`./document.ts`). */
+  readonly routes: readonly Route<Authenticated>[];
+};
+
 /** Answers the dashboard's paths; `false` for any other path (the API's). */
-export function createDashboardHandler(deps: DashboardHandlerDeps) {
-  const { auth, sessions, origins, admin, assets, routes, envRoutes } = deps;
+export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHandler {
+  const { auth, sessions, origins, admin, assets, envRoutes } = deps;
   const isSameOrigin = (req: IncomingMessage) => origins.matches(req);
   const streams = new SessionStreams();
   sessions.onEnded((id, endedBefore) => streams.end(id, endedBefore));
@@ -62,36 +69,11 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
     return how === 'cookie' ? sessions.settled(() => auth.authenticate(req)) : how;
   }
 
-  /** Signs out: the request's session, if it has one, is ended on the server, then its cookie cleared. */
-  async function signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!isSameOrigin(req) && !auth.isBearer(req)) throw crossOrigin();
-    const session = auth.sessionOf(req);
-    if (session) await sessions.end(session.id, session.expires, AdminAuth.expiryAt());
-    sendEmpty(res, 204, { ...ADMIN_HEADERS, 'set-cookie': AdminAuth.clearCookie() });
-  }
-
-  async function session(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    switch (req.method) {
-      case 'GET':
-      case 'HEAD':
-        if (!(await authenticated(req))) throw adminUnauthorized();
-        return sendJson(res, 200, { signedIn: true } satisfies SessionAnswer, ADMIN_HEADERS);
-      case 'POST':
-        if (!isSameOrigin(req)) throw crossOrigin();
-        return readJsonBody(req).then((body) => {
-          const token =
-            typeof body === 'object' && body !== null ? (body as { token?: unknown }).token : undefined;
-          if (!auth.isToken(token)) throw new ApiError(401, 'UNAUTHORIZED', 'that is not the admin token');
-          sendEmpty(res, 204, { ...ADMIN_HEADERS, 'set-cookie': auth.newSessionCookie() });
-        });
-      case 'DELETE':
-        return signOut(req, res);
-      default:
-        throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${PREFIX}session`, {
-          allow: 'GET, HEAD, POST, DELETE',
-        });
-    }
-  }
+  const signIn = sessionRoute({ auth, sessions, isSameOrigin, authenticated });
+  const document = adminDocumentRoute(() => served);
+  const routes = [document, ...deps.routes];
+  // What the admin API serves, as its document lists it.
+  const served = adminApiRoutes([signIn, ...routes], envRoutes as readonly Route<Authenticated>[]);
 
   /** An admin API request but the session endpoints. */
   async function adminApi(req: IncomingMessage, res: ServerResponse, path: string, query: string) {
@@ -128,7 +110,7 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
     return invokeRoute(match.route, match.params, ADMIN, req, res, path, query);
   }
 
-  return (
+  const handle = (
     req: IncomingMessage,
     res: ServerResponse,
     path: string,
@@ -138,9 +120,13 @@ export function createDashboardHandler(deps: DashboardHandlerDeps) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       return assets.serve(req, res, path) ? undefined : false;
     }
-    if (path.slice(PREFIX.length).replace(/\/$/, '') === 'session') return session(req, res);
+    if (path.slice(PREFIX.length).replace(/\/$/, '') === 'session') {
+      for (const [name, value] of Object.entries(ADMIN_HEADERS)) res.setHeader(name, value);
+      return invokeRoute(signIn, {}, ADMIN, req, res, path, query);
+    }
     return adminApi(req, res, path, query);
   };
+  return Object.assign(handle, { routes: served });
 }
 
 /** Open event streams, by the session that authenticated them. */
@@ -171,6 +157,3 @@ class SessionStreams {
     }
   }
 }
-
-const crossOrigin = () =>
-  new ApiError(403, 'FORBIDDEN', 'cross-origin request refused: the admin API answers its own pages only');

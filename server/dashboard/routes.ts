@@ -5,6 +5,7 @@
  * sends them to the same routes as `/api/v1` (`server/http/handlers/`).
  */
 
+import { Type } from '@sinclair/typebox';
 import type {
   ApiKeyView,
   CreatedApiKey,
@@ -14,7 +15,9 @@ import type {
   ProjectView,
   VersionedFlag,
 } from '../../src/core/admin-wire.js';
+import * as A from '../../src/core/schemas/admin.js';
 import { lifecycleRoutes } from '../http/handlers/lifecycle.js';
+import { errorAnswer, ok } from '../http/openapi.js';
 import { sendEmpty, sendJson } from '../http/respond.js';
 import { defineRoute, type Route } from '../http/router.js';
 import type { AdminService, ProjectView as StoredProjectView } from '../state/admin/admin-service.js';
@@ -28,6 +31,14 @@ import type { StreamHub } from '../stream/hub.js';
 import { evaluateRoutes } from './evaluate.js';
 import type { AdminEvents } from './events.js';
 import { historyQuery, validateNewApiKey, validateNewKey } from './validate.js';
+
+const NO_ENV = errorAnswer('`NOT_FOUND`: no such project or environment');
+
+/** The event stream's body, in words: its frames are described, not schemed (`docs/protocol.md` §10.5). */
+const EVENT_STREAM = Type.String({
+  description:
+    'Server-sent events: `streams` first and as they move (data: a `StreamCounts`), `change` for every committed flag change (data: an `AdminChangeEvent`), `structure` when projects, environments or keys change (`{}`), and `ping` (`{}`).',
+});
 
 /** The dashboard's admin: full access, across environments. */
 export interface AdminGrant {
@@ -71,6 +82,10 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: true,
           body: false,
           action: 'read',
+          doc: {
+            summary: 'Every project and its environments',
+            answers: { 200: ok('The projects, with their environments', A.Overview) },
+          },
           handler: async ({ res }) => {
             // A settled read (§7.3): answers only what is durable.
             const projects = await ledger.readSettled(null, () => admin.projects().map(projectView));
@@ -87,6 +102,14 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: false,
           body: true,
           action: 'create projects',
+          doc: {
+            summary: 'Create a project',
+            body: A.KeyInput,
+            answers: {
+              201: ok('Created, without environments yet', A.ProjectView),
+              409: errorAnswer('`CONFLICT`: a project of that key exists'),
+            },
+          },
           handler: async ({ res, body }) =>
             sendJson(res, 201, {
               ...(await admin.createProject(validateNewKey(body))),
@@ -103,6 +126,15 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: false,
           body: true,
           action: 'create environments',
+          doc: {
+            summary: 'Create an environment of a project',
+            body: A.KeyInput,
+            answers: {
+              201: ok('Created', A.EnvView),
+              404: errorAnswer('`NOT_FOUND`: no such project'),
+              409: errorAnswer('`CONFLICT`: an environment of that key exists in the project'),
+            },
+          },
           handler: async ({ res, body, params }) => {
             const env = await admin.createEnvironment(params.project!, validateNewKey(body));
             sendJson(res, 201, envView(env));
@@ -118,6 +150,10 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: true,
           body: false,
           action: 'list keys',
+          doc: {
+            summary: "The environment's API keys (never their values)",
+            answers: { 200: ok('The keys', Type.Array(A.ApiKeyView)), 404: NO_ENV },
+          },
           handler: async ({ res, params }) => {
             const env = envOf(params);
             const keys: ApiKeyView[] = await ledger.readSettled(env.id, () => admin.listKeys(env));
@@ -128,6 +164,11 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: false,
           body: true,
           action: 'create keys',
+          doc: {
+            summary: 'Create an API key for the environment',
+            body: A.NewApiKeyInput,
+            answers: { 201: ok('Created: the only answer that shows the key', A.CreatedApiKey), 404: NO_ENV },
+          },
           handler: async ({ res, params, body }) => {
             const env = envOf(params);
             const { access, name } = validateNewApiKey(body);
@@ -145,6 +186,14 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: false,
           body: false,
           action: 'revoke keys',
+          doc: {
+            summary: 'Revoke an API key: its requests are refused and its streams closed at once',
+            answers: {
+              204: { description: 'Revoked' },
+              404: errorAnswer('`NOT_FOUND`: no key of that id, or no such project or environment'),
+              409: errorAnswer('`CONFLICT`: a key of the config file (remove it there)'),
+            },
+          },
           handler: async ({ res, params }) => {
             await admin.revokeKey(envOf(params), params.id!);
             sendEmpty(res, 204);
@@ -162,6 +211,11 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: true,
           body: false,
           action: 'list flags',
+          doc: {
+            summary: "The environment's flags, each with its version",
+            description: 'As `GET /api/v1/flags`, each flag with its `version` (its `ETag`, §3.3).',
+            answers: { 200: ok('The flags, by key', Type.Array(A.VersionedFlag)), 404: NO_ENV },
+          },
           handler: async ({ res, params }) => {
             const env = envOf(params);
             const list: VersionedFlag[] = await ledger.readSettled(env.id, () =>
@@ -182,6 +236,17 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: true,
           body: false,
           action: 'read history',
+          doc: {
+            summary: "The environment's flag and segment changes, newest first",
+            query: {
+              flag: {
+                schema: Type.String(),
+                description: "Only this flag's changes (a segment's: `segment:KEY`).",
+              },
+              limit: { schema: A.HistoryLimit, description: 'At most this many entries (200 unless given).' },
+            },
+            answers: { 200: ok('The changes', Type.Array(A.HistoryEntry)), 404: NO_ENV },
+          },
           handler: async ({ res, params, query }) => {
             const { flag, limit } = historyQuery(query);
             const history: HistoryEntry[] = await flags.history(envOf(params), flag, limit);
@@ -198,6 +263,14 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           readOnly: true,
           body: false,
           action: 'follow events',
+          doc: {
+            summary: "The dashboard's event stream",
+            description:
+              'Not counted against `maxStreams`; a stream opened by a session ends when the session does.',
+            answers: {
+              200: { description: 'The stream', schema: EVENT_STREAM, mediaType: 'text/event-stream' },
+            },
+          },
           handler: ({ req, res }) => events.subscribe(req, res),
         },
       },

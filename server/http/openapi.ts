@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 documents of the API (`docs/protocol.md` §3.6), written from the routes the
+ * The OpenAPI 3.1 documents of the API (`docs/protocol.md` §3.5), written from the routes the
  * server serves and the schemas they declare (`src/core/schemas`): `GET /api/v1/openapi.json`
  * and the admin API's `GET /admin/api/openapi.json`. A route without its `doc` is still listed
  * (the test of the documents refuses that), so nothing served goes unlisted.
@@ -11,35 +11,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorBody } from '../../src/core/schemas/common.js';
 import { FLAGWIRE_VERSION } from '../../src/core/version.js';
+import type { AnswerDoc } from './operation-doc.js';
 import type { Authenticated, MethodSpec, Route } from './router.js';
-
-/** One answer of an operation: its words and, when it has a body, that body's schema. */
-export interface AnswerDoc {
-  description: string;
-  schema?: TSchema;
-  /** Its media type, when not `application/json` (`text/event-stream`). */
-  mediaType?: string;
-}
-
-/** A query parameter. */
-export interface QueryDoc {
-  schema: TSchema;
-  description: string;
-  required?: boolean;
-}
-
-/** What a route's method says of itself for the documents. */
-export interface OperationDoc {
-  summary: string;
-  description?: string;
-  /** Body of the request (the method takes `body: true`). */
-  body?: TSchema;
-  query?: Record<string, QueryDoc>;
-  /** Request headers it reads (`If-Match`, `If-None-Match`, `Last-Event-ID`...), with their words. */
-  headers?: Record<string, string>;
-  /** Its own answers by status: successes and the errors only it gives (`404`, `409`, `412`...). */
-  answers: Record<number, AnswerDoc>;
-}
 
 /** Keywords of the schemas that are not JSON Schema's (`src/core/schemas/common.ts`). */
 const OWN_KEYWORDS = new Set(['errorMessage', 'x-ts', 'x-fixed', '$id']);
@@ -95,10 +68,15 @@ export const errorAnswer = (description: string): AnswerDoc => ({ description, s
 export const ok = (description: string, schema: TSchema): AnswerDoc => ({ description, schema });
 
 /** The answers every operation may give, whatever it declares (`docs/protocol.md` §4). */
-function pipelineAnswers(spec: MethodSpec<Authenticated>, anonymous: boolean): Record<number, AnswerDoc> {
+function pipelineAnswers(
+  spec: MethodSpec<Authenticated>,
+  anonymous: boolean,
+  refused: Record<number, AnswerDoc> | undefined,
+): Record<number, AnswerDoc> {
   const doc = spec.doc;
   const answers: Record<number, AnswerDoc> = {};
-  if (!anonymous) {
+  if (!anonymous && refused) Object.assign(answers, refused);
+  else if (!anonymous) {
     answers[401] = errorAnswer('`UNAUTHORIZED`: no key, or not a valid one.');
     answers[403] = errorAnswer(
       spec.readOnly
@@ -123,8 +101,16 @@ export interface DocumentOptions<G extends Authenticated> {
   /** Where the paths are served from: `/api/v1`, `/admin/api`. */
   server: string;
   routes: readonly Route<G>[];
-  /** How a caller authenticates: an API key, or the admin token. */
-  security: { name: string; scheme: Record<string, unknown> };
+  /** How a caller authenticates: an API key; the admin token or the session cookie (any one of them). */
+  security: SecurityDoc | readonly SecurityDoc[];
+  /** The answers to a caller not let through (`401`, `403`), by method; unless given, the API keys'. */
+  refusals?: (method: string, spec: MethodSpec<G>) => Record<number, AnswerDoc>;
+}
+
+/** A way to authenticate: its name in the document and its OpenAPI security scheme. */
+export interface SecurityDoc {
+  name: string;
+  scheme: Record<string, unknown>;
 }
 
 /** The OpenAPI 3.1 document of `routes`. */
@@ -179,7 +165,11 @@ export function openApiDocument<G extends Authenticated>(
           content: { 'application/json': { schema: components.ref(doc.body) } },
         };
       const answers = {
-        ...pipelineAnswers(spec as MethodSpec<Authenticated>, route.anonymous),
+        ...pipelineAnswers(
+          spec as MethodSpec<Authenticated>,
+          route.anonymous,
+          options.refusals?.(method, spec),
+        ),
         ...doc?.answers,
       };
       operation.responses = Object.fromEntries(
@@ -200,14 +190,15 @@ export function openApiDocument<G extends Authenticated>(
     }
     paths[pathOf(route.pattern, '')] = item;
   }
+  const schemes = [options.security].flat();
   return {
     openapi: '3.1.0',
     info: { title: options.title, version: FLAGWIRE_VERSION, description: options.description },
     servers: [{ url: options.server }],
-    security: [{ [options.security.name]: [] }],
+    security: schemes.map(({ name }) => ({ [name]: [] })),
     paths,
     components: {
-      securitySchemes: { [options.security.name]: options.security.scheme },
+      securitySchemes: Object.fromEntries(schemes.map(({ name, scheme }) => [name, scheme])),
       schemas: components.schemas,
     },
   };

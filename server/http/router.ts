@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Grant } from '../state/admin/key-ring.js';
 import type { Access } from '../state/kernel/model.js';
-import type { OperationDoc } from './openapi.js';
+import type { OperationDoc } from './operation-doc.js';
 
 /** What a request was authenticated as: an API key's grant, or the dashboard's admin. */
 export interface Authenticated {

@@ -7,8 +7,11 @@
 
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src/core/canonical-json.js';
+import { isObject } from '../../src/core/is-object.js';
 import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
 import { openFeatureOutcome } from '../../src/core/openfeature-outcome.js';
+import { checkSchema } from '../../src/core/schemas/check.js';
+import { OfrepEvaluationRequest } from '../../src/core/schemas/ofrep.js';
 import { evaluate } from '../../src/core/targeting/detail.js';
 import { kind } from '../../src/core/targeting/validate-shape.js';
 import { compiledFlag, targetingContext } from '../state/flags/compiled.js';
@@ -33,21 +36,14 @@ export interface OfrepContext {
   user: Record<string, unknown>;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** `{context: {...}}`; a missing body or context is an empty context (the server provider may send `{}`). */
 export function parseContext(body: unknown): OfrepContext {
   if (body === undefined) return { raw: {}, targetingKey: undefined, user: { key: undefined } };
-  if (!isObject(body))
-    throw new OfrepError(400, 'INVALID_CONTEXT', 'the body must be a JSON object {"context": {...}}');
-  const context = body.context ?? {};
-  if (!isObject(context)) throw new OfrepError(400, 'INVALID_CONTEXT', '"context" must be a JSON object');
+  const checked = checkSchema(OfrepEvaluationRequest, body);
+  if (!checked.ok) throw new OfrepError(400, 'INVALID_CONTEXT', checked.message);
+  const context: Record<string, unknown> = checked.value.context ?? {};
   // Own properties only (§12.2): an inherited `targetingKey` is no key.
   const key = Object.hasOwn(context, 'targetingKey') ? context.targetingKey : undefined;
-  if (key !== undefined && key !== null && typeof key !== 'string') {
-    throw new OfrepError(400, 'INVALID_CONTEXT', '"targetingKey" must be a string');
-  }
   // One rule for single and bulk evaluation (§11.2): a context past its bounds is refused whole.
   const problem =
     jsonProblem(context, CONTEXT_BOUNDS) ??

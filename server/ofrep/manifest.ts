@@ -8,6 +8,7 @@
  * reads and prints.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject } from '../../src/core/is-object.js';
 import type { JsonValue } from '../../src/core/targeting/types.js';
 import type { Flag } from '../../src/core/types.js';
 import { CORS_HEADERS } from '../cors.js';
@@ -32,9 +33,6 @@ const ALLOW = 'GET, HEAD, OPTIONS';
 
 /** The methods sync.yaml documents on its write paths: creating, and updating or archiving one flag. */
 const WRITES = { flags: 'POST', flag: 'PUT, DELETE' } as const;
-
-const isObject = (value: JsonValue | undefined): value is { [key: string]: JsonValue } =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * One flag in the manifest, or `undefined` for a flag sync.yaml has no type for. The default

@@ -6,10 +6,9 @@
  * newer server, a shape it does not know) is accepted: it evaluates to the caller's default with
  * reason `ERROR` (CONTRACT "Capabilities"); a flag type outside the five is not a flag.
  */
-import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isObject } from '../core/is-object.js';
+import type { SdkFlag, SdkFlagUpdate, SdkSegment, SdkSegmentUpdate, SdkSnapshot } from '../core/types.js';
 
 const isVersion = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 

@@ -12,6 +12,8 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** An API key: `fw_live_` followed by 32 characters of `[A-Za-z0-9]`. */
 export const API_KEY_PATTERN = /^fw_live_[A-Za-z0-9]{32}$/;
+/** The dashboard's admin token (`docs/protocol.md` §10.2): 16 to 256 printable characters, no spaces. */
+export const ADMIN_TOKEN_PATTERN = /^[\x21-\x7e]{16,256}$/;
 export const WEBHOOK_EVENT_KINDS = [
   'flag.enabled',
   'flag.disabled',

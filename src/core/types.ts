@@ -5,97 +5,39 @@
  * The single source for their meaning is `docs/protocol.md`.
  */
 
-import type {
-  Clause,
-  JsonValue,
-  Prerequisite,
-  Rule,
-  Serve,
-  Target,
-  TargetingFields,
-} from './targeting/types.js';
+import type { TargetingFields } from './wire/targeting.js';
 
-/** The flags `isEnabled` evaluates: on or off, for everyone or for a percentage. */
-export type FlagType = 'boolean' | 'rollout';
-
-/** Flags that serve one of their variants' values (`docs/protocol.md` §12). */
-export type ValueFlagType = 'string' | 'number' | 'json';
-
-/** Every kind of flag. */
-export type AnyFlagType = FlagType | ValueFlagType;
+// Flags as the management API shows and takes them: derived from their schemas (`./schemas/flags.ts`).
+export type {
+  AnyFlagType,
+  BooleanFlag,
+  CreateFlagInput,
+  Flag,
+  FlagType,
+  RolloutFlag,
+  TargetingInput,
+  UpdateFlagInput,
+  ValueFlag,
+  ValueFlagType,
+} from './wire/flags.js';
 
 /** The targeting a flag of any type may carry, as the management API shows it (only what is set). */
-export interface FlagTargeting {
-  targets?: Target[];
-  rules?: Rule[];
-  prerequisites?: Prerequisite[];
-  salt?: string;
-}
+export type FlagTargeting = Pick<TargetingFields, 'targets' | 'rules' | 'prerequisites' | 'salt'>;
 
-/** Management representation of a `boolean` flag (`docs/protocol.md` §3.1). */
-export interface BooleanFlag extends FlagTargeting {
-  key: string;
-  type: 'boolean';
-  enabled: boolean;
-  description: string | null;
-  /** Only when it is not `{"variant": "on"}`. */
-  fallthrough?: Serve;
-}
+// The SDK endpoints' shapes (`docs/protocol.md` §5, §12.6): derived from their schemas (`./schemas/sdk.ts`).
+export type {
+  MatchesProgram,
+  SdkClause,
+  SdkFlag,
+  SdkFlagUpdate,
+  SdkRule,
+  SdkSegment,
+  SdkSegmentUpdate,
+  SdkSnapshot,
+} from './wire/sdk.js';
 
-/** Management representation of a `rollout` flag: a boolean flag plus `percentage` (0..100). */
-export interface RolloutFlag extends FlagTargeting {
-  key: string;
-  type: 'rollout';
-  enabled: boolean;
-  percentage: number;
-  description: string | null;
-}
-
-/** Management representation of a `string`, `number` or `json` flag. */
-export interface ValueFlag extends FlagTargeting {
-  key: string;
-  type: ValueFlagType;
-  enabled: boolean;
-  description: string | null;
-  variants: Record<string, JsonValue>;
-  offVariant: string;
-  fallthrough: Serve;
-}
-
-/** A flag as the management API returns it. */
-export type Flag = BooleanFlag | RolloutFlag | ValueFlag;
-
-/** The targeting fields a `POST` or `PATCH /flags` body may set (`null` or `[]` clears a list). */
-export interface TargetingInput {
-  variants?: Record<string, JsonValue>;
-  offVariant?: string;
-  fallthrough?: Serve;
-  targets?: Target[] | null;
-  rules?: Array<Omit<Rule, 'id'> & { id?: string }> | null;
-  prerequisites?: Prerequisite[] | null;
-  salt?: string | null;
-}
-
-/** Body of `POST /flags`. */
-export interface CreateFlagInput extends TargetingInput {
-  key: string;
-  type: AnyFlagType;
-  description?: string | null;
-  /** Only on `rollout` flags; defaults to 0. */
-  percentage?: number;
-  /** Accepted and ignored: a new flag is always disabled. */
-  enabled?: boolean;
-}
-
-/** Body of `PATCH /flags/:key`; every field optional. */
-export interface UpdateFlagInput extends TargetingInput {
-  enabled?: boolean;
-  /** Only on `rollout` flags. */
-  percentage?: number;
-  /** `null` clears the description. */
-  description?: string | null;
-}
-
+// A segment as `GET /segments` answers it: derived from its schema (`./schemas/segments.ts`).
+export type { SegmentRecord } from './wire/segments.js';
 // Webhooks and their deliveries: derived from their schemas (`./schemas/webhooks.ts`).
 export type {
   CreatedWebhook,
@@ -106,69 +48,6 @@ export type {
   WebhookDeliveryRecord,
   WebhookEventKind,
 } from './wire/webhooks.js';
-
-/** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
-export interface SegmentRecord {
-  key: string;
-  description: string | null;
-  included: string[];
-  excluded: string[];
-  rules: Array<{ clauses: Clause[] }>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/**
- * A flag in the SDK representation (`GET /sdk/flags`, stream events): what local
- * evaluation needs, plus `version`, the environment revision of its last change. A plain flag
- * (`boolean` or `rollout` without targeting) is `{key, type, enabled, percentage?, version}`
- * exactly; to an SDK that sends the targeting capability the server also sends the targeting
- * fields that are set, as the management representation carries them (`docs/protocol.md` §12.6).
- */
-export interface SdkFlag extends TargetingFields {
-  key: string;
-  type: AnyFlagType;
-  enabled: boolean;
-  /** Present on `rollout` flags only. */
-  percentage?: number;
-  version: number;
-}
-
-/**
- * A segment in the SDK representation (`GET /sdk/flags` and `segments:updated` events, to SDKs
- * with the targeting capability): what evaluation needs, no description.
- */
-export interface SdkSegment {
-  key: string;
-  included: string[];
-  excluded: string[];
-  rules: Array<{ clauses: Clause[] }>;
-  /** The environment revision of its last change. */
-  version: number;
-}
-
-/** Data of a `segments:updated` stream event: the segment, or its deletion. */
-export type SdkSegmentUpdate = SdkSegment | { key: string; version: number; deleted: true };
-
-/** Body of `GET /sdk/flags` and data of the stream's `flags:sync` event. */
-export interface SdkSnapshot {
-  /** Environment revision this snapshot reflects: every change up to it, none after. */
-  revision: number;
-  /** Identifies one history of the environment; revisions of different epochs are unrelated. */
-  epoch: string;
-  /** Stream event id of this snapshot (`<epoch>:<revision>`), to resume the stream from. */
-  eventId: string;
-  /** Every flag of the environment, by key. */
-  flags: Record<string, SdkFlag>;
-  /** Every segment, by key: sent only to SDKs with the targeting capability. */
-  segments?: Record<string, SdkSegment>;
-}
-
-/** Data of a `flags:updated` stream event. */
-export interface SdkFlagUpdate extends SdkFlag {
-  /** Present and true when the flag was deleted. */
-  deleted?: true;
-}
 
 /** The error body every non-2xx answer carries. */
 export interface ErrorBody {

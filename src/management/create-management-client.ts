@@ -44,17 +44,10 @@ export interface ManagementClientOptions {
   retries?: number;
 }
 
-/** `POST /segments`: a key and who is in it (lists default to empty). */
-export interface CreateSegmentInput {
-  key: string;
-  description?: string | null;
-  included?: string[];
-  excluded?: string[];
-  rules?: Array<{ clauses: Clause[] }>;
-}
+// The segment bodies: derived from their schemas (`src/core/schemas/segments.ts`).
+export type { CreateSegmentInput, UpdateSegmentInput } from '../core/wire/segments.js';
 
-/** `PATCH /segments/:key`: each field given replaces the old one whole. */
-export type UpdateSegmentInput = Omit<CreateSegmentInput, 'key'>;
+import type { CreateSegmentInput, UpdateSegmentInput } from '../core/wire/segments.js';
 
 /** Which deliveries `webhooks.deliveries` lists. */
 export interface DeliveryFilter {

@@ -2,6 +2,7 @@
  * Shape check of a parsed webhook body: what `constructEvent` promises in `WebhookEvent`.
  * Unknown fields are allowed (the service may add some); known ones must have their type.
  */
+import { isObject } from '../core/is-object.js';
 import { WEBHOOK_EVENT_KINDS } from '../core/limits.js';
 
 const ACTIONS: readonly unknown[] = ['created', 'updated', 'deleted'];
@@ -12,8 +13,6 @@ const FLAG_TYPES: readonly unknown[] = ['boolean', 'rollout'];
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 const isInteger = (value: unknown, min: number): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= min;

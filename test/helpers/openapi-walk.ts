@@ -63,6 +63,15 @@ type Operation = {
   security?: unknown[];
 };
 
+/** How the walk calls. */
+export interface WalkOptions {
+  /**
+   * The headers that present `key` (one of `WalkKeys`); `Authorization: Bearer <key>` unless
+   * given (the admin API: its token, or its session cookie with an `Origin`).
+   */
+  authorize?: (key: string) => Record<string, string>;
+}
+
 export interface WalkResult {
   /** Per operation (`"post /webhooks"`): every status it answered. */
   reached: Map<string, Set<number>>;
@@ -82,7 +91,9 @@ export async function walkDocument(
   origin: string,
   keys: WalkKeys,
   recipes: Record<string, Recipe>,
+  options: WalkOptions = {},
 ): Promise<WalkResult> {
+  const authorize = options.authorize ?? ((key: string) => ({ authorization: `Bearer ${key}` }));
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   addFormats(ajv);
   ajv.addSchema(doc as object, 'doc');
@@ -95,7 +106,7 @@ export async function walkDocument(
     fetch(`${base}${path}`, {
       method: method.toUpperCase(),
       headers: {
-        ...(init.key && { authorization: `Bearer ${init.key}` }),
+        ...(init.key && authorize(init.key)),
         ...(init.body !== undefined && { 'content-type': 'application/json' }),
         ...init.headers,
       },
@@ -170,7 +181,7 @@ export async function walkDocument(
       if (recipe.stream) {
         const controller = new AbortController();
         const response = await fetch(`${base}${withQuery(recipe.query)}`, {
-          headers: { authorization: `Bearer ${keys.full}` },
+          headers: authorize(keys.full),
           signal: controller.signal,
         });
         result.requests++;

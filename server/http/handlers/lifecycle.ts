@@ -4,12 +4,14 @@
  * Mounted by the dashboard's admin routes, behind the admin credential.
  */
 import type { CopyPreview, EnvView, ProjectView } from '../../../src/core/admin-wire.js';
-import { flagKeyProblem } from '../../../src/core/validation.js';
+import * as A from '../../../src/core/schemas/admin.js';
 import { validationError } from '../../errors.js';
 import type { AdminService, ProjectView as StoredProjectView } from '../../state/admin/admin-service.js';
 import type { LifecycleService } from '../../state/admin/lifecycle-service.js';
 import type { CopyService } from '../../state/copy/copy-service.js';
 import type { Environment } from '../../state/kernel/model.js';
+import { checked } from '../checked.js';
+import { errorAnswer, ok } from '../openapi.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';
 
@@ -23,68 +25,29 @@ export interface LifecycleRouteDeps {
   projectView: (project: StoredProjectView) => ProjectView;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The body's fields, refusing any other (the message lists those allowed). */
-function fieldsOf(body: unknown, allowed: readonly string[]): Record<string, unknown> {
-  if (!isObject(body)) throw validationError('request body must be a JSON object');
-  for (const name of Object.keys(body))
-    if (!allowed.includes(name)) {
-      const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
-      throw validationError(`unknown field ${JSON.stringify(shown)} (allowed: ${allowed.join(', ')})`);
-    }
-  return body;
-}
-
 /** `{key}` of a rename: the flag key rules (§3.1). */
-function newKey(body: unknown): string {
-  const { key } = fieldsOf(body, ['key']);
-  const problem = flagKeyProblem(key);
-  if (problem) throw validationError(problem);
-  return key as string;
-}
+const newKey = (body: unknown): string => checked(A.KeyInput, body).key;
 
-/** `"PROJECT/ENVIRONMENT"` of field `field`, as the environment it names (404 when none). */
-function envNamed(admin: AdminService, value: unknown, field: string): Environment {
-  const parts = typeof value === 'string' ? value.split('/') : [];
-  if (parts.length !== 2 || parts.some((p) => flagKeyProblem(p) !== undefined))
-    throw validationError(`"${field}" must be "PROJECT/ENVIRONMENT", e.g. "acme/staging"`);
-  return admin.environment(parts[0]!, parts[1]!);
+/** The environment `PROJECT/ENVIRONMENT` names (its form checked by the schema; 404 when none). */
+function envNamed(admin: AdminService, name: string): Environment {
+  const [project, env] = name.split('/') as [string, string];
+  return admin.environment(project, env);
 }
-
-const MAX_FLAGS = 10_000;
 
 /** The body of a copy's preview or of the copy (`apply`: with the revisions the preview showed). */
 function copyBody(admin: AdminService, body: unknown, apply: boolean) {
-  const allowed = ['from', 'to', 'flags', ...(apply ? ['expectedRevision', 'expectedSourceRevision'] : [])];
-  const fields = fieldsOf(body, allowed);
-  const { flags } = fields;
-  if (
-    flags !== undefined &&
-    (!Array.isArray(flags) ||
-      flags.length === 0 ||
-      flags.length > MAX_FLAGS ||
-      flags.some((k) => typeof k !== 'string') ||
-      new Set(flags).size !== flags.length)
-  )
-    throw validationError(
-      `"flags" must be a list of 1 to ${MAX_FLAGS} distinct flag keys, or left out (every flag)`,
-    );
-  const revision = (name: string, required: boolean): number | undefined => {
-    const value = fields[name];
-    if (value === undefined && !required) return undefined;
-    if (!Number.isSafeInteger(value) || (value as number) < 0)
-      throw validationError(`"${name}" must be the revision the preview answered (an integer from 0)`);
-    return value as number;
-  };
-  const expectedRevision = apply ? revision('expectedRevision', true)! : 0;
-  const expectedSourceRevision = apply ? revision('expectedSourceRevision', false) : undefined;
-  const source = envNamed(admin, fields.from, 'from');
-  const target = envNamed(admin, fields.to, 'to');
+  const fields = apply
+    ? checked(A.CopyFlagsApplyInput, body)
+    : { ...checked(A.CopyFlagsInput, body), expectedRevision: 0, expectedSourceRevision: undefined };
+  const source = envNamed(admin, fields.from);
+  const target = envNamed(admin, fields.to);
   if (source === target) throw validationError('"from" and "to" must be two environments');
-  return { source, target, flags: flags as string[] | undefined, expectedRevision, expectedSourceRevision };
+  const { flags, expectedRevision, expectedSourceRevision } = fields;
+  return { source, target, flags, expectedRevision, expectedSourceRevision };
 }
+
+const MANAGED = '`CONFIG_MANAGED`: the config file or the default set-up names it';
+const COPY_404 = errorAnswer('`NOT_FOUND`: no such environment, or a flag named is not in `from`');
 
 export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDeps): Route<G>[] {
   const { admin, lifecycle, copies, envView, projectView } = deps;
@@ -96,6 +59,15 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'rename projects',
+          doc: {
+            summary: 'Rename a project (one the dashboard made)',
+            body: A.KeyInput,
+            answers: {
+              200: ok('The project as renamed', A.ProjectView),
+              404: errorAnswer('`NOT_FOUND`: no such project'),
+              409: errorAnswer(`\`CONFLICT\`: a project of that key exists; ${MANAGED}`),
+            },
+          },
           handler: async ({ res, params, body }) =>
             sendJson(res, 200, projectView(await lifecycle.renameProject(params.project!, newKey(body)))),
         },
@@ -103,6 +75,14 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: false,
           action: 'delete projects',
+          doc: {
+            summary: 'Delete a project (one the dashboard made), its environments, their flags and keys',
+            answers: {
+              204: { description: 'Deleted' },
+              404: errorAnswer('`NOT_FOUND`: no such project'),
+              409: errorAnswer(MANAGED),
+            },
+          },
           handler: async ({ res, params }) => {
             await lifecycle.deleteProject(params.project!);
             sendEmpty(res, 204);
@@ -118,6 +98,15 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'rename environments',
+          doc: {
+            summary: 'Rename an environment (one the dashboard made); its keys keep working',
+            body: A.KeyInput,
+            answers: {
+              200: ok('The environment as renamed', A.EnvView),
+              404: errorAnswer('`NOT_FOUND`: no such project or environment'),
+              409: errorAnswer(`\`CONFLICT\`: an environment of that key exists; ${MANAGED}`),
+            },
+          },
           handler: async ({ res, params, body }) => {
             const env = await lifecycle.renameEnvironment(params.project!, params.env!, newKey(body));
             sendJson(res, 200, envView(env));
@@ -127,6 +116,14 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: false,
           action: 'delete environments',
+          doc: {
+            summary: 'Delete an environment (one the dashboard made): its flags, webhooks and keys',
+            answers: {
+              204: { description: 'Deleted' },
+              404: errorAnswer('`NOT_FOUND`: no such project or environment'),
+              409: errorAnswer(MANAGED),
+            },
+          },
           handler: async ({ res, params }) => {
             await lifecycle.deleteEnvironment(params.project!, params.env!);
             sendEmpty(res, 204);
@@ -142,6 +139,11 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'copy flags',
+          doc: {
+            summary: 'What copying flags from one environment to another would do',
+            body: A.CopyFlagsInput,
+            answers: { 200: ok('What the copy would do', A.CopyPreview), 404: COPY_404 },
+          },
           handler: async ({ res, body }) => {
             const preview: CopyPreview = await copies.preview(copyBody(admin, body, false));
             sendJson(res, 200, preview);
@@ -157,6 +159,19 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
           readOnly: false,
           body: true,
           action: 'copy flags',
+          doc: {
+            summary: 'Copy flags from one environment to another, as previewed',
+            description:
+              'The segments their rules name come along when the target has none of that key; the target records the copy (`copiedFrom`), the source too (`copiedTo`).',
+            body: A.CopyFlagsApplyInput,
+            answers: {
+              200: ok('What the copy did', A.CopyPreview),
+              404: COPY_404,
+              409: errorAnswer(
+                '`REVISION_CHANGED`: an environment moved since the preview; `CONFLICT`: a flag named cannot be copied',
+              ),
+            },
+          },
           handler: async ({ res, body }) => {
             const done: CopyPreview = await copies.apply(copyBody(admin, body, true), { type: 'dashboard' });
             sendJson(res, 200, done);

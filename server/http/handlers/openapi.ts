@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/openapi.json` (served without a key) and `GET /admin/api/openapi.json` (behind the
- * admin credential): the API's OpenAPI 3.1 document (`docs/protocol.md` §3.6), written once, on
+ * admin credential): the API's OpenAPI 3.1 document (`docs/protocol.md` §3.5), written once, on
  * the first read, from the routes it describes.
  */
 import { createHash } from 'node:crypto';

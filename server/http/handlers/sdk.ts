@@ -1,8 +1,11 @@
 /** The SDK endpoints: `GET /sdk/flags` and the event stream (`docs/protocol.md` §5). */
 import type { ServerResponse } from 'node:http';
+import { Type } from '@sinclair/typebox';
+import { SdkSnapshot } from '../../../src/core/schemas/sdk.js';
 import { type Encoded, pickEncoding } from '../../stream/encoded.js';
 import type { StreamHub } from '../../stream/hub.js';
 import { ifNoneMatch } from '../etag.js';
+import { ok } from '../openapi.js';
 import { defineRoute, type RequestContext, type Route } from '../router.js';
 
 function sendEncoded(res: ServerResponse, encoded: Encoded): void {
@@ -33,6 +36,15 @@ export function hasTargeting(ctx: RequestContext): boolean {
   return lists.some((list) => list.split(',').some((token) => token.trim().toLowerCase() === 'targeting'));
 }
 
+const CAPABILITIES =
+  '`targeting` among its comma-separated tokens: every flag with its targeting fields, and `segments` (`docs/protocol.md` §12.6); `?capabilities=targeting` where headers cannot be set.';
+
+/** The stream's body, in words: its frames are described, not schemed (`docs/protocol.md` §5.3). */
+const EVENT_STREAM = Type.String({
+  description:
+    'Server-sent events: `flags:sync` (data: an `SdkSnapshot`, id its `eventId`), `flags:updated` (data: an `SdkFlagUpdate`, id `<epoch>:<revision>`), `segments:updated` with the targeting capability (data: an `SdkSegmentUpdate`), and `ping` (`{}`, no id) every 15 s.',
+});
+
 export function sdkRoutes(hub: StreamHub): Route[] {
   const flags = defineRoute(
     'sdk/flags',
@@ -41,6 +53,22 @@ export function sdkRoutes(hub: StreamHub): Route[] {
         readOnly: true,
         body: false,
         action: 'read flags',
+        doc: {
+          summary: "The environment's flags, as local evaluation needs them",
+          description:
+            'Compressed (`br`, `gzip`) when the body is 1 KiB or more and `Accept-Encoding` allows it. Served at the root too (`/sdk/flags`).',
+          headers: {
+            'If-None-Match': 'The `ETag` of a snapshot held: `304` while it is current.',
+            'X-Flagwire-Capabilities': CAPABILITIES,
+          },
+          answers: {
+            200: ok(
+              'The snapshot; `ETag: "<epoch>:<revision>"` (`:targeting` with the capability)',
+              SdkSnapshot,
+            ),
+            304: { description: 'Not modified: the `ETag` given is current' },
+          },
+        },
         handler: (ctx) => {
           const { req, res, grant } = ctx;
           const snapshot = hub.view(grant.env).snapshot(hasTargeting(ctx));
@@ -69,6 +97,17 @@ export function sdkRoutes(hub: StreamHub): Route[] {
       readOnly: true,
       body: false,
       action: 'read flags',
+      doc: {
+        summary: "The environment's changes, as a stream of server-sent events",
+        description:
+          "Without a usable `Last-Event-ID`, a `flags:sync` first; with one of this epoch within the history, every missed frame, then live changes. `503 SERVICE_UNAVAILABLE` past the server's `maxStreams` open streams, with a `Retry-After`. Served at the root too.",
+        headers: {
+          'Last-Event-ID':
+            'The id of the last frame applied (`<epoch>:<revision>`); `?lastEventId=` where headers cannot be set.',
+          'X-Flagwire-Capabilities': CAPABILITIES,
+        },
+        answers: { 200: { description: 'The stream', schema: EVENT_STREAM, mediaType: 'text/event-stream' } },
+      },
       handler: (ctx: RequestContext) =>
         hub.subscribe(ctx.grant.env, ctx.req, ctx.res, lastEventIdOf(ctx), ctx.grant, hasTargeting(ctx)),
     },

@@ -5,10 +5,14 @@
  * none of these routes (`404` as for any path it does not have), and the admin API's usage paths
  * answer `usageOff()` (§13.1).
  */
+import { Type } from '@sinclair/typebox';
+import * as S from '../../../src/core/schemas/sdk.js';
+import * as U from '../../../src/core/schemas/usage.js';
 import type { UsageMarkAnswer, UsageOffAnswer } from '../../../src/core/usage-wire.js';
-import { ApiError, validationError } from '../../errors.js';
-import { RANGES, type UsageRange, type UsageService } from '../../state/usage/usage-service.js';
-import { parseUsageReport } from '../../state/usage/validate.js';
+import { ApiError } from '../../errors.js';
+import type { UsageService } from '../../state/usage/usage-service.js';
+import { parseUsageMark, parseUsageRange, parseUsageReport } from '../../state/usage/validate.js';
+import { errorAnswer, ok } from '../openapi.js';
 import { type RateLimiter, retryAfter } from '../rate-limit.js';
 import { sendJson } from '../respond.js';
 import { defineRoute, type Route } from '../router.js';
@@ -19,34 +23,6 @@ import { defineRoute, type Route } from '../router.js';
  * longest, 100 unknown keys of 256 escaped characters) about 1.65 MB.
  */
 export const USAGE_BODY_BYTES = 2 * 1024 * 1024;
-
-/** `{permanent?, snoozedUntil?}` of `PATCH /usage/flags/:key`, checked. */
-function parseMark(body: unknown, now: number): { permanent?: boolean; snoozedUntil?: number | null } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw validationError('the body must be a JSON object {permanent?, snoozedUntil?}');
-  const patch: { permanent?: boolean; snoozedUntil?: number | null } = {};
-  for (const [field, value] of Object.entries(body)) {
-    if (field === 'permanent') {
-      if (typeof value !== 'boolean') throw validationError('permanent: must be a boolean');
-      patch.permanent = value;
-    } else if (field === 'snoozedUntil') {
-      const at = typeof value === 'string' ? Date.parse(value) : Number.NaN;
-      if (value !== null && !(at > now))
-        throw validationError('snoozedUntil: must be a future ISO 8601 date-time, or null');
-      patch.snoozedUntil = value === null ? null : at;
-    } else {
-      throw validationError(`unknown field ${JSON.stringify(field)}: a mark has permanent and snoozedUntil`);
-    }
-  }
-  return patch;
-}
-
-function rangeOf(query: string): UsageRange {
-  const range = new URLSearchParams(query).get('range') ?? '24h';
-  if (!Object.hasOwn(RANGES, range))
-    throw validationError(`range: must be one of ${Object.keys(RANGES).join(', ')}`);
-  return range as UsageRange;
-}
 
 /** The paths of §13: the report's (at the root too) and those of the reads and marks. */
 const PATHS = {
@@ -82,6 +58,10 @@ export function usageOffRoutes(): Route[] {
     readOnly: true,
     body: false,
     action: 'read usage',
+    doc: {
+      summary: 'Usage is off on this server (`--no-usage`)',
+      answers: { 404: ok('`NOT_FOUND`, with `usage: false`', U.UsageOffAnswer) },
+    },
     handler: () => {
       throw usageOff();
     },
@@ -94,6 +74,8 @@ export function usageOffRoutes(): Route[] {
     .map((path) => defineRoute(path, methods));
 }
 
+const NO_FLAG = errorAnswer('`NOT_FOUND`: no flag of that key');
+
 export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] {
   const read = (action: string) => ({ readOnly: true, body: false, action });
   return [
@@ -105,6 +87,18 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
           body: true,
           maxBodyBytes: USAGE_BODY_BYTES,
           action: 'report usage',
+          doc: {
+            summary: "Report a client's evaluation counts",
+            description:
+              "Takes a full or read-only key; the body limit is 2 MiB. Counted exactly once per `id`. Also answers `429 RATE_LIMITED` past the key's rate (`usage.reportsPerSecond`, `usage.burst`: 50 a second, 1,000 at once by default), with a `Retry-After`, and `503 UNAVAILABLE` when the storage cannot commit or too many reports of the environment wait for it; neither counted (`docs/protocol.md` §13.3).",
+            body: S.UsageReport,
+            answers: {
+              202: ok(
+                'Counted, durably (`duplicate`: a report of this id was counted already)',
+                S.UsageReportAnswer,
+              ),
+            },
+          },
           handler: async ({ res, grant, body }) => {
             const record = parseUsageReport(body);
             const due = limiter.take(grant.id);
@@ -127,14 +121,26 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
     defineRoute(PATHS.flags, {
       GET: {
         ...read('read usage'),
+        doc: {
+          summary: "Every flag's usage and stale state, sorted by key",
+          answers: { 200: ok('The flags', Type.Array(U.FlagUsage)) },
+        },
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.flags(grant.env)),
       },
     }),
     defineRoute(PATHS.flag, {
       GET: {
         ...read('read usage'),
+        doc: {
+          summary: "A flag's (or a reported key's) evaluations per variant and reason over a range",
+          query: { range: { schema: U.UsageRange, description: 'The range; `24h` when not given.' } },
+          answers: {
+            200: ok('The series', U.FlagUsageSeries),
+            404: errorAnswer('`NOT_FOUND`: no flag or reported key of that key'),
+          },
+        },
         handler: async ({ res, grant, params, query }) => {
-          const series = await usage.flag(grant.env, params.key!, rangeOf(query));
+          const series = await usage.flag(grant.env, params.key!, parseUsageRange(query));
           if (!series)
             throw new ApiError(404, 'NOT_FOUND', `no flag or reported key ${JSON.stringify(params.key)}`);
           sendJson(res, 200, series);
@@ -144,8 +150,13 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
         readOnly: false,
         body: true,
         action: 'mark flags',
+        doc: {
+          summary: 'Mark a flag permanent, or snooze it: its stale mark',
+          body: U.UsageMarkInput,
+          answers: { 200: ok('The mark as it now is', U.UsageMarkAnswer), 404: NO_FLAG },
+        },
         handler: async ({ res, grant, params, body }) => {
-          const mark = await usage.mark(grant.env, params.key!, parseMark(body, usage.now()));
+          const mark = await usage.mark(grant.env, params.key!, parseUsageMark(body, usage.now()));
           const snoozedUntil = mark.snoozedUntil === null ? null : new Date(mark.snoozedUntil).toISOString();
           const answer: UsageMarkAnswer = { key: params.key!, permanent: mark.permanent, snoozedUntil };
           sendJson(res, 200, answer);
@@ -155,18 +166,30 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
     defineRoute(PATHS.clients, {
       GET: {
         ...read('read usage'),
+        doc: {
+          summary: 'The clients that reported usage, most recently seen first',
+          answers: { 200: ok('The clients', U.UsageClients) },
+        },
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.clients(grant.env)),
       },
     }),
     defineRoute(PATHS.unknown, {
       GET: {
         ...read('read usage'),
+        doc: {
+          summary: 'Keys evaluated that are no flag, most evaluated first',
+          answers: { 200: ok('The keys', Type.Array(U.UnknownKeyUsage)) },
+        },
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.unknown(grant.env)),
       },
     }),
     defineRoute(PATHS.stale, {
       GET: {
         ...read('read usage'),
+        doc: {
+          summary: 'The stale flags, for CI: none when `flags` is empty',
+          answers: { 200: ok('The stale flags', U.StaleReport) },
+        },
         handler: async ({ res, grant }) => sendJson(res, 200, await usage.stale(grant.env)),
       },
     }),

@@ -9,8 +9,9 @@
  * the whole state waits (the journal keeps every entry) and its own scope is never compacted,
  * so the next start, on a release that reads it, restores it whole.
  */
+import { isObject } from '../../../src/core/is-object.js';
 import { ApiError } from '../../errors.js';
-import { isRecord } from './domain.js';
+
 import { nameFromId, nameOf, renamedAs } from './env-names.js';
 import type { ApiKeyGrant, Environment, MemoryState, StoredApiKey } from './model.js';
 
@@ -18,7 +19,7 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 
 /** Keys of a piece that look like what they should be; the rest are left out. */
 function keysOf(piece: Record<string, unknown>): { generated: ApiKeyGrant[]; stored: StoredApiKey[] } {
-  const list = (value: unknown) => (Array.isArray(value) ? value.filter(isRecord) : []);
+  const list = (value: unknown) => (Array.isArray(value) ? value.filter((v) => isObject(v)) : []);
   return {
     generated: list(piece.keys).filter(
       (k) => typeof k.key === 'string' && typeof k.access === 'string',
@@ -37,7 +38,7 @@ function keysOf(piece: Record<string, unknown>): { generated: ApiKeyGrant[]; sto
 export function markDamaged(db: MemoryState, id: string, reason: string, piece?: unknown): Environment {
   const known = db.damaged.get(id);
   if (known) return known;
-  const from = isRecord(piece) ? piece : {};
+  const from = isObject(piece) ? piece : {};
   const held = db.get(id);
   const named = nameFromId(id);
   const keys = keysOf(from);

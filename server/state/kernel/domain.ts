@@ -4,6 +4,7 @@
  * domain: its applier (`applier.ts`) and snapshots (`snapshot.ts`) take the table of domains
  * (`Domains`), which is assembled once, with every domain, in `../domains.ts`.
  */
+import { isObject } from '../../../src/core/is-object.js';
 import type { Environment, MemoryState } from './model.js';
 import { applyKernelOp, type BaseOp, isKernelOp } from './ops.js';
 
@@ -90,12 +91,9 @@ export function checkList(piece: Piece, field: string, required: boolean, key?: 
   if (value === undefined && !required) return;
   if (!Array.isArray(value)) throw new Error(`its "${field}" is not a list`);
   for (const item of value)
-    if (!isRecord(item) || (key !== undefined && typeof item[key] !== 'string'))
+    if (!isObject(item) || (key !== undefined && typeof item[key] !== 'string'))
       throw new Error(`its "${field}" holds an entry without a "${key ?? 'value'}"`);
 }
-
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Puts `from`'s entries back into `map` (the same map: whatever holds it keeps seeing them). */
 export function refill<K, V>(map: Map<K, V>, from: ReadonlyMap<K, V>): void {

@@ -4,10 +4,11 @@
  * back (a group commit that failed). The kernel writes each environment's frame (its ids, names,
  * keys and revision) and the renames; each domain adds its parts (`Domain`, `domain.ts`).
  */
+import { isObject } from '../../../src/core/is-object.js';
 import { SnapshotPieceError } from '../../store/snapshot-file.js';
 import type { LoadedState } from '../../store/storage.js';
 import { markDamaged } from './damaged.js';
-import { checkList, type Domains, isRecord, type Piece } from './domain.js';
+import { checkList, type Domains, type Piece } from './domain.js';
 import { applyRecordedName, nameFromId, nameOf, renamedAs } from './env-names.js';
 import {
   type ApiKeyGrant,
@@ -211,7 +212,7 @@ export function fromSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, data: 
   for (const { id, epoch, project, environment } of data.names ?? [])
     db.names.set(id, { epoch, project, environment });
   for (const e of data.envs as Array<KernelEnvSnapshot | UnreadablePiece>) {
-    const id = isRecord(e) && typeof e.id === 'string' ? e.id : undefined;
+    const id = isObject(e) && typeof e.id === 'string' ? e.id : undefined;
     if (id === undefined) throw new Error('a snapshot holds an environment without an id');
     if ('unreadable' in e) {
       markDamaged(db, id, `its snapshot line cannot be read (${e.unreadable})`);

@@ -2,7 +2,8 @@
  * Checks a value against one of the API's schemas (`./common.ts`), the server's one way to
  * validate a request's shape. A schema is compiled once, on its first check. A refusal names
  * the field and says why in the API's words (`docs/protocol.md` §4: `"events" must name at least
- * one event kind`; a nested field as `"rules[0].serve"`), or by the schema's `errorMessage`.
+ * one event kind`; a nested field as `"rules[0].serve"`); a schema's `errorMessage` gives the
+ * why (`must name at least one event kind`), by keyword or for all, the field is named before it.
  * The server's own module: no SDK entry point imports it (it compiles with `new Function`).
  */
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
@@ -27,8 +28,44 @@ function compiledOf(schema: TSchema): TypeCheck<TSchema> {
   return check;
 }
 
+/**
+ * How a refusal reads. `quoted` (request bodies): `"rules[0].serve" must be an object, got null`.
+ * `path` (the config file, usage reports): `projects[0].key: must be ...`, `root` naming the whole.
+ */
+export type MessageStyle = 'quoted' | 'path';
+
 /** `value` against `schema`: the value as it is, or the first problem in the API's words. */
-export function checkSchema<T extends TSchema>(schema: T, value: unknown): Checked<Static<T>> {
+export function checkSchema<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  style: MessageStyle = 'quoted',
+  /** What `path` messages call the whole value (`config`, `(body)`). */
+  root = 'body',
+): Checked<Static<T>> {
+  try {
+    return checked(schema, value, style, root);
+  } catch (error) {
+    // The schema's check recurses: a value nested thousands deep where it looks (`uniqueItems`
+    // compares items whole) overflows the stack. Said of the field that holds it.
+    if (!(error instanceof RangeError)) throw error;
+    const deep = deepestField(value);
+    const reason = `nests too deep (more than ${MAX_DEPTH} levels)`;
+    const message =
+      style === 'path'
+        ? `${deep || root}: ${reason}`
+        : deep
+          ? `${JSON.stringify(deep.slice(0, 100))} ${reason}`
+          : `request body ${reason}`;
+    return { ok: false, field: deep || 'body', message };
+  }
+}
+
+function checked<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  style: MessageStyle,
+  root: string,
+): Checked<Static<T>> {
   const check = compiledOf(schema);
   if (check.Check(value)) return { ok: true, value: value as Static<T> };
   let first: ValueError | undefined;
@@ -41,9 +78,52 @@ export function checkSchema<T extends TSchema>(schema: T, value: unknown): Check
     first ??= error;
   }
   if (!first) return { ok: false, field: 'body', message: 'request body is not valid' };
+  first = within(first);
   const field =
     first.type === E.ObjectAdditionalProperties ? lastPart(first.path) : pathName(first.path) || 'body';
-  return { ok: false, field, message: messageOf(first) };
+  return { ok: false, field, message: messageOf(first, style, root) };
+}
+
+/** Deeper than any body the API takes (a variant value nests 32 levels, inside a flag). */
+const MAX_DEPTH = 64;
+
+/** The top-level field holding the value nested deepest (`''`: the whole), walked without recursion. */
+function deepestField(value: unknown): string {
+  if (typeof value !== 'object' || value === null) return '';
+  const stack: Array<[value: unknown, depth: number, field: string]> = [[value, 1, '']];
+  while (stack.length > 0) {
+    const [v, depth, field] = stack.pop()!;
+    if (depth > MAX_DEPTH) return field;
+    const items = Array.isArray(v) ? v.entries() : Object.entries(v as object);
+    for (const [key, item] of items)
+      if (typeof item === 'object' && item !== null)
+        stack.push([item, depth + 1, depth === 1 && !Array.isArray(v) ? String(key) : field]);
+  }
+  return '';
+}
+
+/** The JSON type of a value, as a schema's `type` names it. */
+const typeOf = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'array'
+      : Number.isInteger(value)
+        ? 'integer'
+        : typeof value;
+
+/**
+ * A union's refusal, said of the member the value was meant for: the one of its JSON type (an
+ * object for `T | null`), when exactly one is, by that member's first problem.
+ */
+function within(error: ValueError): ValueError {
+  if (error.type !== E.Union || !Array.isArray(error.schema.anyOf)) return error;
+  const type = typeOf(error.value);
+  const members = (error.schema.anyOf as TSchema[]).map((m, i) => [m, i] as const);
+  const meant = members.filter(([m]) => m.type === type || (m.type === 'number' && type === 'integer'));
+  if (meant.length !== 1 || 'const' in meant[0]![0]) return error;
+  const inner = error.errors[meant[0]![1]]?.First();
+  return inner ? within(inner) : error;
 }
 
 /** A JSON pointer as the API names a field: `/rules/0/serve` is `rules[0].serve`. */
@@ -55,9 +135,6 @@ export function pathName(pointer: string): string {
   }
   return name;
 }
-
-const _fieldOf = (pointer: string) =>
-  pointer.split('/')[1]?.replaceAll('~1', '/').replaceAll('~0', '~') ?? 'body';
 
 const lastPart = (pointer: string) =>
   pointer
@@ -118,67 +195,75 @@ const KEYWORD: Partial<Record<E, string>> = {
   [E.Union]: 'anyOf',
 };
 
-function messageOf({ type, schema, path, value }: ValueError): string {
+function messageOf(error: ValueError, style: MessageStyle, root: string): string {
+  const { type, schema, path } = error;
   const custom = (schema as { errorMessage?: string | Record<string, string> }).errorMessage;
   const keyword = KEYWORD[type];
-  if (typeof custom === 'string') return custom;
-  if (custom && keyword && custom[keyword]) return custom[keyword]!;
-  const field = JSON.stringify(pathName(path));
-  const name = field.length > 102 ? `${field.slice(0, 101)}…"` : field;
+  const own = typeof custom === 'string' ? custom : keyword && custom?.[keyword];
+  const [at, generic] = problemOf(error);
+  const reason = own && type !== E.ObjectAdditionalProperties ? own : generic;
+  const subject = pathName(at);
+  if (style === 'path') return `${subject || root}: ${reason}`;
+  if (!subject) return at === path && type === E.Object ? `request body ${reason}` : reason;
+  const quoted = JSON.stringify(subject);
+  const has = type === E.ObjectAdditionalProperties && reason.startsWith('unknown') ? 'has ' : '';
+  return `${quoted.length > 102 ? `${quoted.slice(0, 101)}…"` : quoted} ${has}${reason}`;
+}
+
+/** Where a problem is (a JSON pointer) and what it is, in words. */
+function problemOf({ type, schema, path, value }: ValueError): [at: string, reason: string] {
   const length = (v: unknown) => (typeof v === 'string' || Array.isArray(v) ? v.length : 0);
   switch (type) {
     case E.ObjectAdditionalProperties: {
-      const key = path
-        .slice(path.lastIndexOf('/') + 1)
-        .replaceAll('~1', '/')
-        .replaceAll('~0', '~');
-      const fixed = (schema as { 'x-fixed'?: string[] })['x-fixed'];
-      const where =
-        path.lastIndexOf('/') > 0
-          ? ` in ${JSON.stringify(pathName(path.slice(0, path.lastIndexOf('/'))))}`
-          : '';
-      return fixed?.includes(key)
-        ? `field ${show(key)} cannot be changed`
-        : `unknown field ${show(key)}${where}`;
+      const key = lastPart(path);
+      const parent = path.slice(0, path.lastIndexOf('/'));
+      if ((schema as { 'x-fixed'?: string[] })['x-fixed']?.includes(key))
+        return [parent, `field ${show(key)} cannot be changed`];
+      const allowed = Object.keys((schema.properties as object | undefined) ?? {});
+      return [parent, `unknown field ${show(key)} (allowed: ${allowed.join(', ') || 'none'})`];
     }
     case E.ObjectRequiredProperty:
-      return `${name} is required`;
+      return [path, 'is required'];
     case E.Object:
-      return path === ''
-        ? `request body must be a JSON object, got ${describe(value)}`
-        : `${name} must be an object, got ${describe(value)}`;
+      return [path, `must be ${path === '' ? 'a JSON object' : 'an object'}, got ${describe(value)}`];
     case E.ArrayMinItems:
-      return `${name} must have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}`;
+      return [path, `must have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}`];
     case E.ArrayMaxItems:
-      return `${name} must have at most ${schema.maxItems} items, got ${length(value)}`;
+      return [path, `must have at most ${schema.maxItems} items, got ${length(value)}`];
     case E.ArrayUniqueItems: {
       const seen = new Set<string>();
       const twice = (value as unknown[]).find((item) => {
         const k = JSON.stringify(item);
         return seen.has(k) || !seen.add(k);
       });
-      return `${name} lists ${show(twice)} twice`;
+      return [path, `lists ${show(twice)} twice`];
     }
     case E.StringMinLength:
     case E.StringMaxLength:
-      return schema.minLength !== undefined && schema.maxLength !== undefined
-        ? `${name} must be ${schema.minLength} to ${schema.maxLength} characters long, got ${length(value)}`
-        : type === E.StringMaxLength
-          ? `${name} must be at most ${schema.maxLength} characters long, got ${length(value)}`
-          : `${name} must be at least ${schema.minLength} characters long`;
+      return [
+        path,
+        schema.minLength !== undefined && schema.maxLength !== undefined
+          ? `must be ${schema.minLength} to ${schema.maxLength} characters long, got ${length(value)}`
+          : type === E.StringMaxLength
+            ? `must be at most ${schema.maxLength} characters long, got ${length(value)}`
+            : `must be at least ${schema.minLength} characters long`,
+      ];
     case E.StringPattern:
-      return `${name} must match ${schema.pattern}, got ${show(value)}`;
+      return [path, `must match ${schema.pattern}, got ${show(value)}`];
     case E.StringFormat:
-      return `${name} must be ${schema.format === 'date-time' ? 'an ISO 8601 date and time' : `a ${schema.format}`}, got ${show(value)}`;
+      return [
+        path,
+        `must be ${schema.format === 'date-time' ? 'an ISO 8601 date and time' : `a ${schema.format}`}, got ${show(value)}`,
+      ];
     case E.NumberMinimum:
     case E.IntegerMinimum:
-      return `${name} must be at least ${schema.minimum}, got ${show(value)}`;
+      return [path, `must be at least ${schema.minimum}, got ${show(value)}`];
     case E.NumberMaximum:
     case E.IntegerMaximum:
-      return `${name} must be at most ${schema.maximum}, got ${show(value)}`;
+      return [path, `must be at most ${schema.maximum}, got ${show(value)}`];
     case E.Union:
-      return `${name} must be ${expected(schema)}; got ${show(value)}`;
+      return [path, `must be ${expected(schema)}; got ${show(value)}`];
     default:
-      return `${name} must be ${expected(schema)}, got ${describe(value)}`;
+      return [path, `must be ${expected(schema)}, got ${describe(value)}`];
   }
 }

@@ -5,12 +5,12 @@
  * the SDK's and the dashboard's types are derived from them (`Static`). Only types reach the
  * SDK's bundles: no module of the SDK imports a schema as a value.
  *
- * Annotations the documents leave out: `errorMessage` (the ajv-errors keyword), a message the
- * API gives instead of the generic one, by keyword; `x-ts`, the TypeScript type a schema prints as
+ * Annotations the documents leave out: `errorMessage` (the ajv-errors keyword), the reason the
+ * API gives instead of the generic one (`must name at least one event kind`: the field is named
+ * before it), by keyword or for every keyword; `x-ts`, the TypeScript type a schema prints as
  * (`scripts/wire-types.mjs`); `x-fixed`, fields a `PATCH` refuses as "cannot be changed".
  */
 import { type SchemaOptions, type TSchema, Type } from '@sinclair/typebox';
-import type { JsonValue } from '../targeting/types.js';
 
 /** `T` or `null`. */
 export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
@@ -20,7 +20,7 @@ export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = 
 export const Timestamp = Type.String({ format: 'date-time', description: 'ISO 8601 date and time, UTC' });
 
 /** Any JSON value. */
-export const Json = Type.Unsafe<JsonValue>({ 'x-ts': 'JsonValue' });
+export const Json = Type.Unknown({ 'x-ts': 'JsonValue' });
 
 /** The body of every answer that is not 2xx (`docs/protocol.md` §4). */
 export const ErrorBody = Type.Object(

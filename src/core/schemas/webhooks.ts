@@ -16,7 +16,7 @@ const Url = Type.String({
 const Events = Type.Array(WebhookEventKind, {
   minItems: 1,
   uniqueItems: true,
-  errorMessage: { minItems: '"events" must name at least one event kind' },
+  errorMessage: { minItems: 'must name at least one event kind' },
 });
 
 export const Webhook = Type.Object(

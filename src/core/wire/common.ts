@@ -3,7 +3,7 @@
  * the schema and run it again.
  */
 
-import type { JsonValue } from '../targeting/types.js';
+import type { JsonValue } from '../json-value.js';
 
 /** The body of every answer that is not 2xx. */
 export interface ErrorBody {

@@ -13,11 +13,17 @@
  * published it refuses every success, its own examples included. Repaired: `codeDefaultFlag` is
  * an answer without `value` (as its own description says), and `floatFlag`'s value is a
  * number that is not an integer.
+ *
+ * Every answer is also held to Flagwire's own description of OFREP (`src/core/schemas/ofrep.ts`,
+ * the schemas its server validates requests with), so the two cannot drift apart.
  */
 import { readFileSync } from 'node:fs';
+import type { TSchema } from '@sinclair/typebox';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { checkSchema } from '../../../src/core/schemas/check.js';
+import * as Ofrep from '../../../src/core/schemas/ofrep.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const FIXTURE = new URL('../../fixtures/ofrep/openapi.yaml', import.meta.url);
@@ -72,7 +78,15 @@ function schemaOf(doc: 'published' | 'repaired', path: string, status: number) {
 }
 
 let t: TestServer;
-const counts = { singleSuccess: 0, singleFailure: 0, bulk: 0, bulkItems: 0, bulkFailure: 0, noBody: 0 };
+const counts = {
+  own: 0,
+  singleSuccess: 0,
+  singleFailure: 0,
+  bulk: 0,
+  bulkItems: 0,
+  bulkFailure: 0,
+  noBody: 0,
+};
 
 const TEXT = { variants: { a: 'A', b: 'B', c: 'C' } };
 const FLAGS: Array<Record<string, unknown>> = [
@@ -172,7 +186,26 @@ function expectValid(path: string, status: number, body: unknown, what: string):
     valid,
     `${what}: ${JSON.stringify(body)}\n${ajv.errorsText(validate.errors, { separator: '\n' })}`,
   ).toBe(true);
+  // And Flagwire's own description of the answer (src/core/schemas/ofrep.ts), checked by TypeBox.
+  const own = OWN[path]?.[status];
+  if (!own) throw new Error(`src/core/schemas/ofrep.ts describes no answer for ${path} ${status}`);
+  const checked = checkSchema(own, body);
+  expect(checked.ok, `${what}: ${JSON.stringify(body)}\n${checked.ok ? '' : checked.message}`).toBe(true);
+  counts.own++;
 }
+
+/** Flagwire's schema of each answer: its own description of OFREP (protocol §11). */
+const OWN: Record<string, Record<number, TSchema>> = {
+  '/ofrep/v1/evaluate/flags/{key}': {
+    200: Ofrep.OfrepEvaluationSuccess,
+    400: Ofrep.OfrepEvaluationFailure,
+    404: Ofrep.OfrepEvaluationFailure,
+  },
+  '/ofrep/v1/evaluate/flags': {
+    200: Ofrep.OfrepBulkEvaluationSuccess,
+    400: Ofrep.OfrepBulkEvaluationFailure,
+  },
+};
 
 beforeAll(async () => {
   t = await startTestServer({ config: undefined });
@@ -187,7 +220,8 @@ afterAll(async () => {
   console.log(
     `OFREP OpenAPI ${published.info.version} (repaired): ${counts.singleSuccess} single successes, ` +
       `${counts.singleFailure} single failures, ${counts.bulk} bulk answers (${counts.bulkItems} flags), ` +
-      `${counts.bulkFailure} bulk failures and ${counts.noBody} answers without a body valid`,
+      `${counts.bulkFailure} bulk failures and ${counts.noBody} answers without a body valid; ` +
+      `${counts.own} answers valid against Flagwire's own schemas too`,
   );
   await t?.close();
 });

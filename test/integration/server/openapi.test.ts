@@ -1,5 +1,5 @@
 /**
- * `GET /api/v1/openapi.json` (docs/protocol.md §3.6): a valid OpenAPI 3.1 document, listing every
+ * `GET /api/v1/openapi.json` (docs/protocol.md §3.5): a valid OpenAPI 3.1 document, listing every
  * route the server serves with a description of its own, and true of the live server: the walk
  * calls every operation, valid and refused, and holds each answer to the document.
  */

@@ -87,6 +87,13 @@ function violation(from: string, to: string): string | undefined {
       : (/^src\/([^/.]+)\//.exec(file)?.[1] ?? (file.startsWith('src/') ? 'entry' : undefined));
   const fromSdk = sdkPart(from);
   const toSdk = sdkPart(to);
+  // The API's schemas (`src/core/schemas`) are the server's: they validate requests and print its
+  // OpenAPI documents. The SDK and the dashboard read their types from `src/core/wire`, so no
+  // schema (nor TypeBox) reaches a browser bundle; `src/core/validation.ts` is the server's too.
+  const schemaUser = (file: string) =>
+    file.startsWith('server/') || file.startsWith('src/core/schemas/') || file === 'src/core/validation.ts';
+  if (to.startsWith('src/core/schemas/') && !schemaUser(from))
+    return 'only the server uses the schemas; the SDK and the dashboard take their types from src/core/wire';
   // The dashboard is a browser app of its own: itself and src/core (the admin API's wire types
   // in src/core/admin-wire.ts, small pure helpers), nothing of the server or the rest of the SDK.
   if (from.startsWith('dashboard/'))
@@ -287,6 +294,9 @@ describe('layers', () => {
     ['dashboard/types.ts', 'server/state/kernel/model.ts'],
     ['dashboard/screens/deliveries.tsx', 'src/management/create-management-client.ts'],
     ['server/dashboard/static.ts', 'dashboard/main.tsx'],
+    ['src/client/parse.ts', 'src/core/schemas/sdk.ts'],
+    ['dashboard/types.ts', 'src/core/schemas/admin.ts'],
+    ['src/core/types.ts', 'src/core/schemas/flags.ts'],
   ])('refuses %s -> %s', (from, to) => {
     expect(violation(from, to)).toBeDefined();
   });
@@ -306,6 +316,8 @@ describe('layers', () => {
     ['server/ofrep/evaluate.ts', 'src/core/targeting/detail.ts'],
     ['src/openfeature/provider.ts', 'src/client/create-client.ts'],
     ['src/client/create-client.ts', 'src/core/bucketing.ts'],
+    ['server/http/handlers/flags.ts', 'src/core/schemas/flags.ts'],
+    ['src/core/types.ts', 'src/core/wire/flags.ts'],
   ])('allows %s -> %s', (from, to) => {
     expect(violation(from, to)).toBeUndefined();
   });

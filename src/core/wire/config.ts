@@ -1,0 +1,33 @@
+/**
+ * The types of `../schemas/config.ts`, written by `npm run wire-types`: do not edit; change
+ * the schema and run it again.
+ */
+
+/** An API key of an environment. */
+export interface ConfigApiKey {
+  /** `fw_live_` and 32 characters of `[A-Za-z0-9]`. */
+  key: string;
+  /** What the key opens (`docs/protocol.md` §2). */
+  access: 'full' | 'read-only' | 'client';
+}
+
+/** An environment of a project. */
+export interface ConfigEnvironment {
+  key: string;
+  apiKeys?: ConfigApiKey[];
+  /** Seed flags: `POST /flags` bodies (targeting included), plus `enabled` (default false); created when missing. */
+  flags?: Record<string, unknown>[];
+}
+
+/** The reference server's configuration: what `--config FILE` holds. */
+export interface ConfigFile {
+  projects: ConfigProject[];
+  /** The dashboard's admin token (`docs/protocol.md` §10.2); `--admin-token` wins over it. */
+  adminToken?: string;
+}
+
+/** A project and its environments. */
+export interface ConfigProject {
+  key: string;
+  environments: ConfigEnvironment[];
+}
