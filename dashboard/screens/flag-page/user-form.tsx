@@ -3,7 +3,9 @@
  * true/false are read as such, quotes keep text) or as one JSON object. Either way the form
  * says at once what it cannot read.
  */
+
 import { useId, useState } from 'preact/hooks';
+import { isObject } from '../../../src/core/is-object.js';
 import { replaced, without } from '../../targeting/draft.js';
 
 export type UserAttributes = Record<string, unknown>;
@@ -42,7 +44,7 @@ function parseJson(text: string): UserAttributes | string {
   if (text.trim() === '') return {};
   try {
     const value = JSON.parse(text) as unknown;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as UserAttributes;
+    if (isObject(value)) return value as UserAttributes;
     return 'The attributes must be one JSON object: {"email": "ann@example.com"}.';
   } catch (error) {
     return `Not JSON: ${(error as Error).message}`;

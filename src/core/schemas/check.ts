@@ -11,7 +11,17 @@ import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType as E, type ValueError } from '@sinclair/typebox/errors';
 
 /** Outcome of a check: the value, or the field at fault (`body` for the whole) and why. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
+export type Checked<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      field: string;
+      message: string;
+      /** Where the problem is, as the API names a path (`rules[0].serve`; `root` for the whole). */
+      at: string;
+      /** What it is, without the path (`must be an object, got null`). */
+      reason: string;
+    };
 
 const DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i;
 if (!FormatRegistry.Has('date-time'))
@@ -56,7 +66,7 @@ export function checkSchema<T extends TSchema>(
         : deep
           ? `${JSON.stringify(deep.slice(0, 100))} ${reason}`
           : `request body ${reason}`;
-    return { ok: false, field: deep || 'body', message };
+    return { ok: false, field: deep || 'body', message, at: deep || root, reason };
   }
 }
 
@@ -77,11 +87,12 @@ function checked<T extends TSchema>(
     }
     first ??= error;
   }
-  if (!first) return { ok: false, field: 'body', message: 'request body is not valid' };
+  if (!first)
+    return { ok: false, field: 'body', message: 'request body is not valid', at: root, reason: 'is not valid' };
   first = within(first);
   const field =
     first.type === E.ObjectAdditionalProperties ? lastPart(first.path) : pathName(first.path) || 'body';
-  return { ok: false, field, message: messageOf(first, style, root) };
+  return { ok: false, field, ...messageOf(first, style, root) };
 }
 
 /** Deeper than any body the API takes (a variant value nests 32 levels, inside a flag). */
@@ -195,7 +206,11 @@ const KEYWORD: Partial<Record<E, string>> = {
   [E.Union]: 'anyOf',
 };
 
-function messageOf(error: ValueError, style: MessageStyle, root: string): string {
+function messageOf(
+  error: ValueError,
+  style: MessageStyle,
+  root: string,
+): { message: string; at: string; reason: string } {
   const { type, schema, path } = error;
   const custom = (schema as { errorMessage?: string | Record<string, string> }).errorMessage;
   const keyword = KEYWORD[type];
@@ -203,11 +218,12 @@ function messageOf(error: ValueError, style: MessageStyle, root: string): string
   const [at, generic] = problemOf(error);
   const reason = own && type !== E.ObjectAdditionalProperties ? own : generic;
   const subject = pathName(at);
-  if (style === 'path') return `${subject || root}: ${reason}`;
-  if (!subject) return at === path && type === E.Object ? `request body ${reason}` : reason;
+  const said = (message: string) => ({ message, at: subject || root, reason });
+  if (style === 'path') return said(`${subject || root}: ${reason}`);
+  if (!subject) return said(at === path && type === E.Object ? `request body ${reason}` : reason);
   const quoted = JSON.stringify(subject);
   const has = type === E.ObjectAdditionalProperties && reason.startsWith('unknown') ? 'has ' : '';
-  return `${quoted.length > 102 ? `${quoted.slice(0, 101)}…"` : quoted} ${has}${reason}`;
+  return said(`${quoted.length > 102 ? `${quoted.slice(0, 101)}…"` : quoted} ${has}${reason}`);
 }
 
 /** Where a problem is (a JSON pointer) and what it is, in words. */

@@ -8,13 +8,22 @@ import { SegmentRule } from './targeting.js';
 const SEGMENT_KEY = `^[A-Za-z0-9][A-Za-z0-9._-]{0,${FLAG_KEY_MAX_LENGTH - 1}}$`;
 
 const Keys = (description: string) =>
-  Nullable(Type.Array(Type.String({ minLength: 1 }), { maxItems: TARGETING_LIMITS.segmentKeys }), {
-    description: `${description}; \`null\` is \`[]\`. \`included\` and \`excluded\` hold at most ${TARGETING_LIMITS.segmentKeys} keys in all; duplicates are dropped.`,
-  });
+  Nullable(
+    Type.Array(Type.String({ minLength: 1, errorMessage: 'must be a non-empty string' }), {
+      maxItems: TARGETING_LIMITS.segmentKeys,
+    }),
+    {
+      description: `${description}; \`null\` is \`[]\`. \`included\` and \`excluded\` hold at most ${TARGETING_LIMITS.segmentKeys} keys in all; duplicates are dropped.`,
+    },
+  );
 
 /** The fields a segment body may set; each given replaces the old one whole. */
 const segmentFields = {
-  description: Type.Optional(Nullable(Type.String({ maxLength: DESCRIPTION_MAX_LENGTH }))),
+  description: Type.Optional(
+    Nullable(Type.String({ maxLength: DESCRIPTION_MAX_LENGTH }), {
+      errorMessage: { anyOf: `must be a string of at most ${DESCRIPTION_MAX_LENGTH} characters, or null` },
+    }),
+  ),
   included: Type.Optional(Keys('Users in the segment, by key, whatever its rules say')),
   excluded: Type.Optional(Keys('Users out of the segment, by key, whatever its rules say')),
   rules: Type.Optional(
@@ -44,6 +53,7 @@ export const CreateSegmentInput = Type.Object(
   {
     key: Type.String({
       pattern: SEGMENT_KEY,
+      errorMessage: 'must be 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit',
       description: 'Unique in its environment; never changes.',
     }),
     ...segmentFields,

@@ -1,4 +1,8 @@
 /** Validation of segment bodies (`docs/protocol.md` §12.3). */
+import type { Static } from '@sinclair/typebox';
+import { checkSchema } from '../schemas/check.js';
+import { CreateSegmentInput, UpdateSegmentInput } from '../schemas/segments.js';
+import { shapeOnly } from '../schemas/targeting.js';
 import type { Segment } from './types.js';
 import { validateClauses } from './validate-clauses.js';
 import {
@@ -8,8 +12,15 @@ import {
   object,
   type PatternCheck,
   TARGETING_LIMITS,
+  TargetingInvalid,
   type TargetingRefs,
 } from './validate-shape.js';
+
+/** A segment body's shape: its schema, its rules left to `validateClauses` (their messages name values). */
+const SHAPES = {
+  create: shapeOnly(CreateSegmentInput, ['rules']),
+  update: shapeOnly(UpdateSegmentInput, ['rules']),
+};
 
 /** Validates a segment body (`POST /segments`, or `PATCH` with `partial`). */
 export function validateSegment(
@@ -18,43 +29,21 @@ export function validateSegment(
   patterns: PatternCheck | undefined,
   partial: boolean,
 ): Partial<Segment> {
-  const s = object(body, 'body');
-  fields(
-    s,
-    'body',
-    partial
-      ? ['description', 'included', 'excluded', 'rules']
-      : ['key', 'description', 'included', 'excluded', 'rules'],
-  );
+  const checked = checkSchema(partial ? SHAPES.update : SHAPES.create, body, 'path');
+  if (!checked.ok) throw new TargetingInvalid(checked.at, checked.reason);
+  const s = checked.value as Static<typeof UpdateSegmentInput> & { key?: string; rules?: unknown };
   const out: Partial<Segment> = {};
-  if (!partial) {
-    check(
-      typeof s.key === 'string' && /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(s.key),
-      'key',
-      'must be 1 to 128 letters, digits, ".", "_" or "-", starting with a letter or digit',
-    );
-    out.key = s.key;
-  }
-  if ('description' in s) {
-    check(
-      s.description === null || (typeof s.description === 'string' && s.description.length <= 1000),
-      'description',
-      'must be a string of at most 1000 characters, or null',
-    );
-    out.description = s.description as string | null;
-  }
+  if (!partial) out.key = s.key!;
+  if (s.description !== undefined) out.description = s.description;
   let keys = 0;
   for (const field of ['included', 'excluded'] as const) {
-    if (!(field in s)) continue;
-    const items = s[field] === null ? [] : list(s[field], field, TARGETING_LIMITS.segmentKeys);
-    items.forEach((key, i) => {
-      check(typeof key === 'string' && key.length > 0, `${field}[${i}]`, 'must be a non-empty string');
-    });
-    keys += items.length;
-    out[field] = [...new Set(items as string[])];
+    const items = s[field];
+    if (items === undefined) continue;
+    keys += items?.length ?? 0;
+    out[field] = [...new Set(items ?? [])];
   }
   checkSegmentKeys(keys);
-  if ('rules' in s) {
+  if (s.rules !== undefined) {
     out.rules = (s.rules === null ? [] : list(s.rules, 'rules', TARGETING_LIMITS.rules)).map((item, i) => {
       const r = object(item, `rules[${i}]`);
       fields(r, `rules[${i}]`, ['clauses']);

@@ -2,6 +2,7 @@
  * The shared parts of targeting validation (`docs/protocol.md` §12): the limits, the error that
  * names a JSON path, what validation needs from the environment, and the checks of JSON shapes.
  */
+import { isObject } from '../is-object.js';
 import type { Prerequisite } from './types.js';
 
 /** The limits of targeting (`docs/protocol.md` §12.5). */
@@ -56,11 +57,7 @@ export function check(condition: boolean, path: string, reason: string): asserts
 }
 
 export function object(value: unknown, path: string): Record<string, unknown> {
-  check(
-    typeof value === 'object' && value !== null && !Array.isArray(value),
-    path,
-    `must be an object, got ${kind(value)}`,
-  );
+  check(isObject(value), path, `must be an object, got ${kind(value)}`);
   return value as Record<string, unknown>;
 }
 

@@ -5,6 +5,7 @@
  * needs the environment (other flags, segments) is checked through `TargetingRefs`; a pattern
  * through the `PatternCheck` given.
  */
+import { isObject } from '../is-object.js';
 import { jsonProblem, VARIANT_BOUNDS } from '../json-limits.js';
 import { SPLIT_TOTAL } from './split.js';
 import type { JsonValue, Prerequisite, Rule, Serve, Target, TargetingFields } from './types.js';
@@ -45,7 +46,7 @@ export function validateVariants(value: unknown, type: ValueType): Record<string
     // OpenFeature's object flags and OFREP's `objectFlag` hold JSON objects only (§12.1).
     if (type === 'json')
       check(
-        typeof v === 'object' && v !== null && !Array.isArray(v),
+        isObject(v),
         path,
         `must be a JSON object (a json flag serves objects, as OpenFeature and OFREP carry them), got ${kind(v)}`,
       );

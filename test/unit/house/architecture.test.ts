@@ -89,9 +89,13 @@ function violation(from: string, to: string): string | undefined {
   const toSdk = sdkPart(to);
   // The API's schemas (`src/core/schemas`) are the server's: they validate requests and print its
   // OpenAPI documents. The SDK and the dashboard read their types from `src/core/wire`, so no
-  // schema (nor TypeBox) reaches a browser bundle; `src/core/validation.ts` is the server's too.
+  // schema (nor TypeBox) reaches a browser bundle; the validators (`src/core/validation.ts`,
+  // `src/core/targeting/validate*.ts`) are the server's too.
   const schemaUser = (file: string) =>
-    file.startsWith('server/') || file.startsWith('src/core/schemas/') || file === 'src/core/validation.ts';
+    file.startsWith('server/') ||
+    file.startsWith('src/core/schemas/') ||
+    file === 'src/core/validation.ts' ||
+    file.startsWith('src/core/targeting/validate');
   if (to.startsWith('src/core/schemas/') && !schemaUser(from))
     return 'only the server uses the schemas; the SDK and the dashboard take their types from src/core/wire';
   // The dashboard is a browser app of its own: itself and src/core (the admin API's wire types
