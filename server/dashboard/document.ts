@@ -1,6 +1,6 @@
 /**
  * The admin API as its document describes it (`GET /admin/api/openapi.json`, `docs/protocol.md`
- * §10, §3.6): its own routes, and the routes of `/api/v1` it serves for an environment under
+ * §10, §3.5): its own routes, and the routes of `/api/v1` it serves for an environment under
  * `environments/:project/:env/` (`./handler.ts`), with their own descriptions. Behind the admin
  * credential, as every admin route: the admin token as a bearer, or the session cookie.
  */

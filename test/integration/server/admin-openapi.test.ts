@@ -1,5 +1,5 @@
 /**
- * `GET /admin/api/openapi.json` (docs/protocol.md §10, §3.6): behind the admin credential, a
+ * `GET /admin/api/openapi.json` (docs/protocol.md §10, §3.5): behind the admin credential, a
  * valid OpenAPI 3.1 document listing every route the admin API serves (its own, and the
  * environment's `/api/v1` routes under `environments/{project}/{env}/`), each described; and true
  * of the live server: the walk calls every operation, valid and refused (no credential, the
