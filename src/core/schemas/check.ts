@@ -88,11 +88,19 @@ function checked<T extends TSchema>(
     first ??= error;
   }
   if (!first)
-    return { ok: false, field: 'body', message: 'request body is not valid', at: root, reason: 'is not valid' };
+    return {
+      ok: false,
+      field: 'body',
+      message: 'request body is not valid',
+      at: root,
+      reason: 'is not valid',
+    };
   first = within(first);
+  const said = messageOf(first, style, root);
+  // The field the message names: an unknown one by its name, else where the problem is.
   const field =
-    first.type === E.ObjectAdditionalProperties ? lastPart(first.path) : pathName(first.path) || 'body';
-  return { ok: false, field, ...messageOf(first, style, root) };
+    first.type === E.ObjectAdditionalProperties ? lastPart(first.path) : said.at === root ? 'body' : said.at;
+  return { ok: false, field, ...said };
 }
 
 /** Deeper than any body the API takes (a variant value nests 32 levels, inside a flag). */
@@ -277,8 +285,14 @@ function problemOf({ type, schema, path, value }: ValueError): [at: string, reas
     case E.NumberMaximum:
     case E.IntegerMaximum:
       return [path, `must be at most ${schema.maximum}, got ${show(value)}`];
-    case E.Union:
+    case E.Union: {
+      // An item of a list of choices (`events: ["flag.created"]`) is said of the list.
+      const parent = path.slice(0, path.lastIndexOf('/'));
+      const choices = (schema.anyOf as TSchema[]).every((m) => 'const' in m);
+      if (choices && /\/\d+$/.test(path))
+        return [parent, `may contain only ${expected(schema).slice('one of '.length)}; got ${show(value)}`];
       return [path, `must be ${expected(schema)}; got ${show(value)}`];
+    }
     default:
       return [path, `must be ${expected(schema)}, got ${describe(value)}`];
   }
