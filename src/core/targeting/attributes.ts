@@ -18,25 +18,19 @@ export function attributePath(attribute: string): AttributePath {
     .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-/** `holder`'s own property `name`; `undefined` when absent or inherited. */
-const own = (holder: object, name: string): unknown =>
-  Object.hasOwn(holder, name) ? (holder as Record<string, unknown>)[name] : undefined;
+/** `holder`'s own property `name`; `undefined` when absent, inherited, or `holder` is no object. */
+const own = (holder: unknown, name: string): unknown =>
+  typeof holder === 'object' && holder !== null && Object.hasOwn(holder, name)
+    ? (holder as Record<string, unknown>)[name]
+    : undefined;
 
 /** The value of `path` for `user`; `undefined` when absent. */
 export function attributeOf(user: User | undefined, path: AttributePath): unknown {
   if (typeof path === 'string') {
-    const value =
-      typeof user === 'object' && user !== null
-        ? own(user, path)
-        : path === 'key' && typeof user === 'string'
-          ? user
-          : undefined;
+    const value = typeof user === 'string' && path === 'key' ? user : own(user, path);
     return value === undefined && path === '$now' ? Date.now() : value;
   }
   let value: unknown = user;
-  for (let i = 0; i < path.length; i++) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = own(value, path[i]!);
-  }
+  for (let i = 0; i < path.length; i++) value = own(value, path[i]!);
   return value;
 }

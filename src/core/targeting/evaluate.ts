@@ -77,7 +77,9 @@ function allHold(
   user: User | undefined,
   context: TargetingContext,
 ): boolean {
-  let path: AttributePath | undefined;
+  // No attribute is `/` (that is a pointer, an array): a string, so that comparing paths stays
+  // a comparison of strings.
+  let path: AttributePath = '/';
   let value: unknown;
   for (let i = 0; i < clauses.length; i++) {
     const clause = clauses[i]!;

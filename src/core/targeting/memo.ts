@@ -2,19 +2,20 @@
  * What evaluation derives from a user's text attribute (its lowercase, number, time, version,
  * address), remembered by text: evaluating allocates nothing for the texts it has seen. Up to
  * 256 texts of up to 64 characters per memo; a full memo starts over. Longer texts are derived
- * afresh every time.
+ * afresh every time. `derive` never answers `undefined` (a text that is not one is `null` or
+ * `NaN`), so that one lookup tells whether a text is remembered.
  */
 export function memoized<T>(derive: (text: string) => T): (text: string) => T {
   const memo = new Map<string, T>();
   return (text) => {
     let value = memo.get(text);
-    if (value === undefined && !memo.has(text)) {
+    if (value === undefined) {
       value = derive(text);
       if (text.length <= 64) {
         if (memo.size >= 256) memo.clear();
         memo.set(text, value);
       }
     }
-    return value as T;
+    return value;
   };
 }

@@ -21,7 +21,7 @@ const IPV4 =
 const HEX_GROUP = /^[\da-f]{1,4}$/i;
 const DIGITS = /^\d+$/;
 
-const numberOf = memoized((text) => (JSON_NUMBER.test(text) ? +text : Number.NaN));
+const numberOf = memoized((text) => (JSON_NUMBER.test(text) ? +text : NaN));
 /**
  * An RFC 3339 date-time as epoch milliseconds; `NaN` for one that does not exist. `Date.parse`
  * refuses a month 13, minute or second 60 (no leap seconds) or an offset past 23:59, but takes
@@ -31,20 +31,20 @@ const numberOf = memoized((text) => (JSON_NUMBER.test(text) ? +text : Number.NaN
 const timeOf = memoized((text) =>
   RFC3339.test(text) && new Date(text.slice(0, 10)).getUTCDate() === +text.slice(8, 10)
     ? Date.parse(text.replace(/[t ]/, 'T'))
-    : Number.NaN,
+    : NaN,
 );
 
+/** A number as it is, a string as `read` reads it; `NaN` for anything else. */
+const numeric =
+  (read: (text: string) => number) =>
+  (value: unknown): number =>
+    typeof value === 'number' ? value : typeof value === 'string' ? read(value) : NaN;
+
 /** A number, or a string in JSON number syntax, as a number; `NaN` for anything else. */
-export function toNumber(value: unknown): number {
-  if (typeof value === 'number') return value;
-  return typeof value === 'string' ? numberOf(value) : Number.NaN;
-}
+export const toNumber = numeric(numberOf);
 
 /** Epoch milliseconds, or an RFC 3339 date-time with an offset, as epoch milliseconds; `NaN` else. */
-export function toTime(value: unknown): number {
-  if (typeof value === 'number') return value;
-  return typeof value === 'string' ? timeOf(value) : Number.NaN;
-}
+export const toTime = numeric(timeOf);
 
 /** The lowercase of a text (case-insensitive clauses), memoized. */
 export const lowercase = memoized((text) => text.toLowerCase());
