@@ -2,8 +2,10 @@
  * Public types of the SDK client. The evaluation's own types (`User`, `EvaluationReason`,
  * `EvaluationDetail`) live in `../core/types.ts`, with the evaluation; they are re-exported here.
  */
+
 import type { JsonValue } from '../core/targeting/types.js';
 import type { EvaluationDetail, FlagDetail, SdkFlag, User } from '../core/types.js';
+import type { SdkClientState } from '../core/wire/sdk.js';
 import type { FlagwireError } from '../errors.js';
 import type {
   BooleanFlagKey,
@@ -57,15 +59,7 @@ export interface FlagChange {
  * - `failed`: the key was refused (401/403); the client stopped for good;
  * - `closed`: `close()` was called.
  */
-export type ConnectionState =
-  | 'idle'
-  | 'connecting'
-  | 'connected'
-  | 'reconnecting'
-  | 'polling'
-  | 'stale'
-  | 'failed'
-  | 'closed';
+export type ConnectionState = SdkClientState;
 
 export interface ClientStatus {
   state: ConnectionState;

@@ -259,3 +259,30 @@ export async function walkDocument(
   }
   return result;
 }
+
+/** The operations `routes` serve, as `"get /flags/{key}"`. */
+export function servedOperations(routes: readonly { pattern: string; methods: object }[]): string[] {
+  return routes
+    .flatMap((route) =>
+      Object.keys(route.methods).map(
+        (method) => `${method.toLowerCase()} /${route.pattern.replace(/:([A-Za-z]+)/g, '{$1}')}`,
+      ),
+    )
+    .sort();
+}
+
+/** The operations a document lists, as `"get /flags/{key}"`, and those it lists without a description. */
+export function listedOperations(doc: { paths: Record<string, Record<string, unknown>> }): {
+  listed: string[];
+  undescribed: string[];
+} {
+  const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => method !== 'parameters')
+      .map(([method, op]) => ({ name: `${method} ${path}`, summary: (op as { summary: string }).summary })),
+  );
+  return {
+    listed: operations.map((o) => o.name).sort(),
+    undescribed: operations.filter((o) => o.summary.endsWith('(not described)')).map((o) => o.name),
+  };
+}
