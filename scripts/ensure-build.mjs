@@ -9,9 +9,11 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
+// The oldest of what a whole build writes last: a build cut short (tsup done, the dashboard not
+// yet) builds again.
 let built = 0;
 try {
-  built = statSync('dist/cli.js').mtimeMs;
+  built = Math.min(statSync('dist/cli.js').mtimeMs, statSync('dist/dashboard/index.html').mtimeMs);
 } catch {}
 const sources = Math.max(...['src', 'server', 'dashboard', 'package.json', 'tsup.config.ts'].map(newest));
 if (built < sources) {
