@@ -5,9 +5,9 @@
  */
 import { Type } from '@sinclair/typebox';
 import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../limits.js';
-import { COUNTED_REASONS } from '../usage-limits.js';
 import { Json, Nullable, Timestamp } from './common.js';
 import { Flag, UpdateFlagInput } from './flags.js';
+import { UsageCountReason } from './sdk.js';
 
 /** A key as flags have them (§3.1): the key of a project, an environment, a flag. */
 const Key = (description: string) =>
@@ -364,10 +364,7 @@ export const Served = Type.Object(
   {
     value: Nullable(Json),
     variant: Type.Optional(Type.String()),
-    reason: Type.Union(
-      COUNTED_REASONS.map((reason) => Type.Literal(reason)),
-      { description: 'Why (§9, §12.4): the reasons of an evaluation of a flag that exists.' },
-    ),
+    reason: UsageCountReason,
     ruleIndex: Type.Optional(Type.Integer({ minimum: 0 })),
     ruleId: Type.Optional(Type.String()),
     prerequisiteKey: Type.Optional(Type.String()),

@@ -5,6 +5,7 @@
 
 import type { JsonValue } from '../json-value.js';
 import type { Flag, UpdateFlagInput } from './flags.js';
+import type { UsageCountReason } from './sdk.js';
 
 /** Through which credential a change was made: an API key (by its hint), the dashboard, the config file. */
 export type Actor =
@@ -249,18 +250,8 @@ export interface SegmentCopy {
 export interface Served {
   value: JsonValue | null;
   variant?: string;
-  /** Why (§9, §12.4): the reasons of an evaluation of a flag that exists. */
-  reason:
-    | 'ON'
-    | 'OFF'
-    | 'ROLLOUT_IN'
-    | 'ROLLOUT_OUT'
-    | 'MISSING_USER_KEY'
-    | 'PREREQUISITE_FAILED'
-    | 'TARGET_MATCH'
-    | 'RULE_MATCH'
-    | 'FALLTHROUGH'
-    | 'ERROR';
+  /** The reasons a count row may carry: an evaluation that read a flag (`docs/protocol.md` §9, §12.4). */
+  reason: UsageCountReason;
   ruleIndex?: number;
   ruleId?: string;
   prerequisiteKey?: string;
