@@ -9,6 +9,7 @@
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType as E, type ValueError } from '@sinclair/typebox/errors';
+import { kind } from '../targeting/validate-shape.js';
 
 /** Outcome of a check: the value, or the field at fault (`body` for the whole) and why. */
 export type Checked<T> =
@@ -76,19 +77,22 @@ function withoutUnique(schema: unknown, path: string[], found: string[][]): unkn
   return out;
 }
 
+/** The position of the first item of `items` that an earlier one equals (as JSON), or -1. */
+function repeated(items: readonly unknown[]): number {
+  const seen = new Set<unknown>();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const key = typeof item === 'object' && item !== null ? JSON.stringify(item) : item;
+    if (seen.has(key)) return i;
+    seen.add(key);
+  }
+  return -1;
+}
+
 /** Whether every array at `path` in `value` holds no item twice (items compared as JSON). */
 function unique(value: unknown, path: readonly string[], at = 0): boolean {
   if (typeof value !== 'object' || value === null) return true;
-  if (at === path.length) {
-    if (!Array.isArray(value)) return true;
-    const seen = new Set<unknown>();
-    for (const item of value) {
-      const key = typeof item === 'object' && item !== null ? JSON.stringify(item) : item;
-      if (seen.has(key)) return false;
-      seen.add(key);
-    }
-    return true;
-  }
+  if (at === path.length) return !Array.isArray(value) || repeated(value) < 0;
   const step = path[at]!;
   if (step === '*') return !Array.isArray(value) || value.every((item) => unique(item, path, at + 1));
   return unique((value as Record<string, unknown>)[step], path, at + 1);
@@ -115,14 +119,10 @@ export function checkSchema<T extends TSchema>(
     // compares items whole) overflows the stack. Said of the field that holds it.
     if (!(error instanceof RangeError)) throw error;
     const deep = deepestField(value);
-    const reason = `nests too deep (more than ${MAX_DEPTH} levels)`;
-    const message =
-      style === 'path'
-        ? `${deep || root}: ${reason}`
-        : deep
-          ? `${JSON.stringify(deep.slice(0, 100))} ${reason}`
-          : `request body ${reason}`;
-    return { ok: false, field: deep || 'body', message, at: deep || root, reason };
+    const said = phrase(deep, `nests too deep (more than ${MAX_DEPTH} levels)`, style, root, {
+      wholeBody: true,
+    });
+    return { ok: false, field: deep || 'body', ...said };
   }
 }
 
@@ -202,34 +202,25 @@ function within(error: ValueError): ValueError {
   return inner ? within(inner) : error;
 }
 
+/** One segment of a JSON pointer, unescaped (`~1` is `/`, `~0` is `~`). */
+const unescaped = (segment: string) => segment.replaceAll('~1', '/').replaceAll('~0', '~');
+
 /** A JSON pointer as the API names a field: `/rules/0/serve` is `rules[0].serve`. */
-export function pathName(pointer: string): string {
+function pathName(pointer: string): string {
   let name = '';
-  for (const raw of pointer.split('/').slice(1)) {
-    const part = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+  for (const part of pointer.split('/').slice(1).map(unescaped))
     name += /^\d+$/.test(part) ? `[${part}]` : name ? `.${part}` : part;
-  }
   return name;
 }
 
-const lastPart = (pointer: string) =>
-  pointer
-    .slice(pointer.lastIndexOf('/') + 1)
-    .replaceAll('~1', '/')
-    .replaceAll('~0', '~');
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
+const lastPart = (pointer: string) => unescaped(pointer.slice(pointer.lastIndexOf('/') + 1));
 
 /** A client's value for a message: text quoted and cut at 100 characters, never recursing. */
-export function show(value: unknown): string {
+function show(value: unknown): string {
   if (typeof value === 'string')
     return value.length > 100 ? `${JSON.stringify(value.slice(0, 100))}…` : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return describe(value);
+  return kind(value);
 }
 
 const KIND: Record<string, string> = {
@@ -276,19 +267,35 @@ function messageOf(
   style: MessageStyle,
   root: string,
 ): { message: string; at: string; reason: string } {
-  const { type, schema, path } = error;
+  const { type, schema } = error;
   const custom = (schema as { errorMessage?: string | Record<string, string> }).errorMessage;
   const keyword = KEYWORD[type];
   const own = typeof custom === 'string' ? custom : keyword && custom?.[keyword];
   const [at, generic] = problemOf(error);
   const reason = own && type !== E.ObjectAdditionalProperties ? own : generic;
-  const subject = pathName(at);
+  return phrase(pathName(at), reason, style, root, {
+    wholeBody: type === E.Object,
+    has: type === E.ObjectAdditionalProperties && reason.startsWith('unknown'),
+  });
+}
+
+/**
+ * A refusal in words. `path` style: `subject: reason` (`root` for the whole). `quoted` style:
+ * `"subject" reason` (`has` puts "has" between: `"rules[0]" has unknown field ...`); of the whole,
+ * `request body reason` when the reason is of the body itself (`wholeBody`), else the reason alone.
+ */
+function phrase(
+  subject: string,
+  reason: string,
+  style: MessageStyle,
+  root: string,
+  { wholeBody = false, has = false }: { wholeBody?: boolean; has?: boolean } = {},
+): { message: string; at: string; reason: string } {
   const said = (message: string) => ({ message, at: subject || root, reason });
   if (style === 'path') return said(`${subject || root}: ${reason}`);
-  if (!subject) return said(at === path && type === E.Object ? `request body ${reason}` : reason);
+  if (!subject) return said(wholeBody ? `request body ${reason}` : reason);
   const quoted = JSON.stringify(subject);
-  const has = type === E.ObjectAdditionalProperties && reason.startsWith('unknown') ? 'has ' : '';
-  return said(`${quoted.length > 102 ? `${quoted.slice(0, 101)}…"` : quoted} ${has}${reason}`);
+  return said(`${quoted.length > 102 ? `${quoted.slice(0, 101)}…"` : quoted} ${has ? 'has ' : ''}${reason}`);
 }
 
 /** Where a problem is (a JSON pointer) and what it is, in words. */
@@ -306,18 +313,14 @@ function problemOf({ type, schema, path, value }: ValueError): [at: string, reas
     case E.ObjectRequiredProperty:
       return [path, 'is required'];
     case E.Object:
-      return [path, `must be ${path === '' ? 'a JSON object' : 'an object'}, got ${describe(value)}`];
+      return [path, `must be ${path === '' ? 'a JSON object' : 'an object'}, got ${kind(value)}`];
     case E.ArrayMinItems:
       return [path, `must have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}`];
     case E.ArrayMaxItems:
       return [path, `must have at most ${schema.maxItems} items, got ${length(value)}`];
     case E.ArrayUniqueItems: {
-      const seen = new Set<string>();
-      const twice = (value as unknown[]).find((item) => {
-        const k = JSON.stringify(item);
-        return seen.has(k) || !seen.add(k);
-      });
-      return [path, `lists ${show(twice)} twice`];
+      const items = value as unknown[];
+      return [path, `lists ${show(items[repeated(items)])} twice`];
     }
     case E.StringMinLength:
     case E.StringMaxLength:
@@ -351,6 +354,6 @@ function problemOf({ type, schema, path, value }: ValueError): [at: string, reas
       return [path, `must be ${expected(schema)}; got ${show(value)}`];
     }
     default:
-      return [path, `must be ${expected(schema)}, got ${describe(value)}`];
+      return [path, `must be ${expected(schema)}, got ${kind(value)}`];
   }
 }
