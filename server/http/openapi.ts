@@ -92,8 +92,8 @@ function pipelineAnswers(
   return answers;
 }
 
-const pathOf = (pattern: string, prefix: string) =>
-  `${prefix}/${pattern.replace(/:([A-Za-z]+)/g, '{$1}')}`.replace(/\/$/, '');
+/** A route's pattern as an OpenAPI path: `flags/:key` is `/flags/{key}`. */
+const pathOf = (pattern: string) => `/${pattern.replace(/:([A-Za-z]+)/g, '{$1}')}`.replace(/\/$/, '');
 
 export interface DocumentOptions<G extends Authenticated> {
   title: string;
@@ -188,7 +188,7 @@ export function openApiDocument<G extends Authenticated>(
       if (route.anonymous) operation.security = [];
       item[method.toLowerCase()] = operation;
     }
-    paths[pathOf(route.pattern, '')] = item;
+    paths[pathOf(route.pattern)] = item;
   }
   const schemes = [options.security].flat();
   return {

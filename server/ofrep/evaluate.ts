@@ -5,7 +5,6 @@
  * answer's ETag.
  */
 
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src/core/canonical-json.js';
 import { isObject } from '../../src/core/is-object.js';
 import { CONTEXT_BOUNDS, CONTEXT_BYTES, jsonProblem } from '../../src/core/json-limits.js';
@@ -14,6 +13,7 @@ import { checkSchema } from '../../src/core/schemas/check.js';
 import { OfrepEvaluationRequest } from '../../src/core/schemas/ofrep.js';
 import { evaluate } from '../../src/core/targeting/detail.js';
 import { kind } from '../../src/core/targeting/validate-shape.js';
+import { contentEtag } from '../http/etag.js';
 import { compiledFlag, targetingContext } from '../state/flags/compiled.js';
 import type { Environment } from '../state/kernel/model.js';
 
@@ -148,8 +148,5 @@ export function evaluateAll(
  * and the stream token's window (so a client whose stream URL expired gets a new one in a 200).
  */
 export function bulkEtag(env: Environment, keyId: string, context: OfrepContext, window: number): string {
-  const digest = createHash('sha256').update(
-    `${env.epoch}\0${env.revision}\0${keyId}\0${window}\0${canonicalJson(context.raw)}`,
-  );
-  return `"${digest.digest('base64url').slice(0, 27)}"`;
+  return contentEtag(`${env.epoch}\0${env.revision}\0${keyId}\0${window}\0${canonicalJson(context.raw)}`);
 }

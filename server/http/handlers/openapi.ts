@@ -3,9 +3,8 @@
  * admin credential): the API's OpenAPI 3.1 document (`docs/protocol.md` §3.5), written once, on
  * the first read, from the routes it describes.
  */
-import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { ifNoneMatch } from '../etag.js';
+import { contentEtag, ifNoneMatch } from '../etag.js';
 import { ok } from '../openapi.js';
 import { sendBytes } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';
@@ -20,7 +19,7 @@ export function documentRoute<G extends Authenticated>(
   const document = () => {
     if (!cached) {
       const bytes = Buffer.from(JSON.stringify(write()));
-      cached = { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"` };
+      cached = { bytes, etag: contentEtag(bytes) };
     }
     return cached;
   };
