@@ -3,6 +3,8 @@
  * its HTTP status (`docs/protocol.md` §4). Anything else thrown is a bug and is
  * answered 500 `INTERNAL_ERROR` without internals.
  */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { checkSchema, type MessageStyle } from '../src/core/schemas/check.js';
 export type ApiErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
@@ -66,3 +68,18 @@ export const flagNotFound = (key: string) =>
 export const webhookNotFound = (id: string) =>
   new ApiError(404, 'NOT_FOUND', `webhook ${JSON.stringify(id)} not found`);
 export const validationError = (message: string) => new ApiError(400, 'VALIDATION_ERROR', message);
+
+/**
+ * `value` as `schema` has it (`src/core/schemas`), or a `400 VALIDATION_ERROR` naming the field at
+ * fault (§4); `style` and `root` as `checkSchema` takes them.
+ */
+export function checked<T extends TSchema>(
+  schema: T,
+  value: unknown,
+  style?: MessageStyle,
+  root?: string,
+): Static<T> {
+  const result = checkSchema(schema, value, style, root);
+  if (!result.ok) throw validationError(result.message);
+  return result.value;
+}

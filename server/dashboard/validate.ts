@@ -2,9 +2,10 @@
  * Bodies and queries of the admin API (`docs/protocol.md` §10.3), checked through their schemas
  * (`src/core/schemas/admin.ts`) in the service API's words (§3).
  */
+
 import { Type } from '@sinclair/typebox';
 import { HistoryLimit, KeyInput, NewApiKeyInput } from '../../src/core/schemas/admin.js';
-import { checked } from '../http/checked.js';
+import { checked } from '../errors.js';
 import type { Access } from '../state/kernel/model.js';
 
 /** `{key}` of a new project or environment: the flag key rules. */

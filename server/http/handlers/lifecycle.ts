@@ -5,12 +5,11 @@
  */
 import type { CopyPreview, EnvView, ProjectView } from '../../../src/core/admin-wire.js';
 import * as A from '../../../src/core/schemas/admin.js';
-import { validationError } from '../../errors.js';
+import { checked, validationError } from '../../errors.js';
 import type { AdminService, ProjectView as StoredProjectView } from '../../state/admin/admin-service.js';
 import type { LifecycleService } from '../../state/admin/lifecycle-service.js';
 import type { CopyService } from '../../state/copy/copy-service.js';
 import type { Environment } from '../../state/kernel/model.js';
-import { checked } from '../checked.js';
 import { errorAnswer, ok } from '../openapi.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';

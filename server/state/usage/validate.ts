@@ -13,21 +13,15 @@ import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../../../src/core/limits.
 import { checkSchema } from '../../../src/core/schemas/check.js';
 import { UsageReport } from '../../../src/core/schemas/sdk.js';
 import { UsageMarkInput, UsageRange } from '../../../src/core/schemas/usage.js';
-import { validationError } from '../../errors.js';
+import { checked, validationError } from '../../errors.js';
 import { addCount, type CountRow, type UsageRecord } from './model.js';
 
 type Report = Static<typeof UsageReport>;
 
-/** The report's shape, or a 400 naming the first field that breaks it (`path: reason`). */
-function checkReport(body: unknown): Report {
-  const checked = checkSchema(UsageReport, body, 'path', '(body)');
-  if (checked.ok) return checked.value;
-  throw validationError(checked.message);
-}
-
 /** The report as it is committed, or a 400 naming the first field that breaks §13.2. */
 export function parseUsageReport(body: unknown): UsageRecord {
-  const report = checkReport(body);
+  // Its shape, or a 400 naming the first field that breaks it (`path: reason`).
+  const report = checked(UsageReport, body, 'path', '(body)');
   if (report.window.end < report.window.start)
     throw validationError(
       `window.end: must be an integer from ${report.window.start} to ${Number.MAX_SAFE_INTEGER}`,
@@ -92,9 +86,7 @@ export interface UsageMarkPatch {
 
 /** `{permanent?, snoozedUntil?}` checked; `snoozedUntil` must be after `now`. */
 export function parseUsageMark(body: unknown, now: number): UsageMarkPatch {
-  const checked = checkSchema(UsageMarkInput, body);
-  if (!checked.ok) throw validationError(checked.message);
-  const { permanent, snoozedUntil } = checked.value;
+  const { permanent, snoozedUntil } = checked(UsageMarkInput, body);
   const patch: UsageMarkPatch = {};
   if (permanent !== undefined) patch.permanent = permanent;
   if (snoozedUntil !== undefined) {
@@ -109,7 +101,7 @@ export function parseUsageMark(body: unknown, now: number): UsageMarkPatch {
 /** `?range=` of `GET /usage/flags/:key`, `24h` when not given. */
 export function parseUsageRange(query: string): Static<typeof UsageRange> {
   const range = new URLSearchParams(query).get('range') ?? '24h';
-  const checked = checkSchema(UsageRange, range);
-  if (!checked.ok) throw validationError(`range: ${checked.message}`);
-  return checked.value;
+  const result = checkSchema(UsageRange, range);
+  if (!result.ok) throw validationError(`range: ${result.message}`);
+  return result.value;
 }
