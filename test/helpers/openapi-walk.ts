@@ -170,13 +170,15 @@ export async function walkDocument(
       const params = (await recipe.prepare?.(w)) ?? {};
       const at = (values: Record<string, string>) =>
         path.replace(/\{([^}]+)\}/g, (_, p: string) => encodeURIComponent(values[p] ?? `missing-${p}`));
-      const bodyOf = () =>
+      const valid =
         typeof recipe.body === 'function'
           ? (recipe.body as (p: Record<string, string>) => unknown)(params)
           : recipe.body;
-      const withQuery = (q: string | undefined) => (q ? `${at(params)}?${q}` : at(params));
-      const valid = bodyOf();
       const validBody = op.requestBody ? JSON.stringify(valid) : undefined;
+      const withQuery = (q: string | undefined) => (q ? `${at(params)}?${q}` : at(params));
+      /** The valid request (its body, if it takes one) to `target`, with `key` or none. */
+      const validAs = (key: string | undefined, target = at(params)) =>
+        raw(method, target, { ...(key && { key }), ...(validBody !== undefined && { body: validBody }) });
       // The valid request.
       if (recipe.stream) {
         const controller = new AbortController();
@@ -190,34 +192,12 @@ export async function walkDocument(
           result.problems.push(`${name}: ${response.status} is not documented`);
         controller.abort();
       } else {
-        await record(
-          await raw(method, withQuery(recipe.query), {
-            key: keys.full,
-            ...(validBody !== undefined && { body: validBody }),
-          }),
-          'valid',
-        );
+        await record(await validAs(keys.full, withQuery(recipe.query)), 'valid');
       }
       if (!anonymous) {
-        await record(
-          await raw(method, at(params), { ...(validBody !== undefined && { body: validBody }) }),
-          'no key',
-        );
-        await record(
-          await raw(method, at(params), {
-            key: keys.client,
-            ...(validBody !== undefined && { body: validBody }),
-          }),
-          'client key',
-        );
-        if (!recipe.readOnly)
-          await record(
-            await raw(method, at(params), {
-              key: keys.readOnly,
-              ...(validBody !== undefined && { body: validBody }),
-            }),
-            'read-only key',
-          );
+        await record(await validAs(undefined), 'no key');
+        await record(await validAs(keys.client), 'client key');
+        if (!recipe.readOnly) await record(await validAs(keys.readOnly), 'read-only key');
       }
       if (op.requestBody) {
         await record(
@@ -244,13 +224,7 @@ export async function walkDocument(
           'invalid query',
         );
       if (recipe.missing)
-        await record(
-          await raw(method, at({ ...params, ...recipe.missing }), {
-            key: keys.full,
-            ...(validBody !== undefined && { body: validBody }),
-          }),
-          'naming nothing',
-        );
+        await record(await validAs(keys.full, at({ ...params, ...recipe.missing })), 'naming nothing');
       for (const response of (await recipe.more?.(w, params)) ?? []) await record(response, 'more');
       for (const status of Object.keys(op.responses))
         if (!reached.has(Number(status)))
