@@ -3,7 +3,9 @@
  * validate a request's shape. A schema is compiled once, on its first check. A refusal names
  * the field and says why in the API's words (`docs/protocol.md` §4: `"events" must name at least
  * one event kind`; a nested field as `"rules[0].serve"`); a schema's `errorMessage` gives the
- * why (`must name at least one event kind`), by keyword or for all, the field is named before it.
+ * why (`must name at least one event kind`), by keyword or for all, the field is named before it;
+ * in it `{value}` is the value at fault as JSON (`unknown operator {value}`), `{count}` its
+ * number of items, fields or characters.
  * The server's own module: no SDK entry point imports it (it compiles with `new Function`).
  */
 import { FormatRegistry, type Static, type TSchema } from '@sinclair/typebox';
@@ -190,13 +192,22 @@ const typeOf = (value: unknown): string =>
 
 /**
  * A union's refusal, said of the member the value was meant for: the one of its JSON type (an
- * object for `T | null`), when exactly one is, by that member's first problem.
+ * object for `T | null`), when exactly one is, by that member's first problem. Of objects, the
+ * first member whose required fields the value has (`{variant}` or `{split}`); a value of another
+ * type than all the members (objects, none a `const`), as of the first member.
  */
 function within(error: ValueError): ValueError {
   if (error.type !== E.Union || !Array.isArray(error.schema.anyOf)) return error;
   const type = typeOf(error.value);
   const members = (error.schema.anyOf as TSchema[]).map((m, i) => [m, i] as const);
-  const meant = members.filter(([m]) => m.type === type || (m.type === 'number' && type === 'integer'));
+  let meant = members.filter(([m]) => m.type === type || (m.type === 'number' && type === 'integer'));
+  if (meant.length === 0 && members.every(([m]) => m.type === 'object' && !('const' in m)))
+    return { ...error, type: E.Object, schema: members[0]![0], errors: [] };
+  if (meant.length > 1 && type === 'object') {
+    const has = (m: TSchema) =>
+      Array.isArray(m.required) && (m.required as string[]).every((key) => key in (error.value as object));
+    meant = meant.filter(([m]) => has(m)).slice(0, 1);
+  }
   if (meant.length !== 1 || 'const' in meant[0]![0]) return error;
   const inner = error.errors[meant[0]![1]]?.First();
   return inner ? within(inner) : error;
@@ -222,6 +233,26 @@ function show(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return kind(value);
 }
+
+/** A value as a refusal quotes it (`{value}` in an `errorMessage`): as JSON, cut at 200 characters. */
+function quoted(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // Nested too deep to print.
+  }
+  if (text === undefined) return kind(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/** How many items, fields or characters a value has (`{count}` in an `errorMessage`). */
+const countOf = (value: unknown): number =>
+  typeof value === 'string' || Array.isArray(value)
+    ? value.length
+    : typeof value === 'object' && value !== null
+      ? Object.keys(value).length
+      : 0;
 
 const KIND: Record<string, string> = {
   string: 'a string',
@@ -258,7 +289,14 @@ const KEYWORD: Partial<Record<E, string>> = {
   [E.IntegerMaximum]: 'maximum',
   [E.ObjectRequiredProperty]: 'required',
   [E.ObjectAdditionalProperties]: 'additionalProperties',
+  [E.ObjectMinProperties]: 'minProperties',
   [E.ObjectMaxProperties]: 'maxProperties',
+  [E.Object]: 'type',
+  [E.Array]: 'type',
+  [E.String]: 'type',
+  [E.Number]: 'type',
+  [E.Integer]: 'type',
+  [E.Boolean]: 'type',
   [E.Union]: 'anyOf',
 };
 
@@ -272,7 +310,12 @@ function messageOf(
   const keyword = KEYWORD[type];
   const own = typeof custom === 'string' ? custom : keyword && custom?.[keyword];
   const [at, generic] = problemOf(error);
-  const reason = own && type !== E.ObjectAdditionalProperties ? own : generic;
+  const reason =
+    own && type !== E.ObjectAdditionalProperties
+      ? own
+          .replaceAll('{value}', () => quoted(error.value))
+          .replaceAll('{count}', () => String(countOf(error.value)))
+      : generic;
   return phrase(pathName(at), reason, style, root, {
     wholeBody: type === E.Object,
     has: type === E.ObjectAdditionalProperties && reason.startsWith('unknown'),
@@ -307,6 +350,9 @@ function problemOf({ type, schema, path, value }: ValueError): [at: string, reas
       const parent = path.slice(0, path.lastIndexOf('/'));
       if ((schema as { 'x-fixed'?: string[] })['x-fixed']?.includes(key))
         return [parent, `field ${show(key)} cannot be changed`];
+      // A record's key that its pattern refuses (`variants`).
+      const patterns = Object.keys((schema.patternProperties as object | undefined) ?? {});
+      if (patterns.length === 1) return [path, `must match ${patterns[0]}, got ${show(key)}`];
       const allowed = Object.keys((schema.properties as object | undefined) ?? {});
       return [parent, `unknown field ${show(key)} (allowed: ${allowed.join(', ') || 'none'})`];
     }
@@ -314,6 +360,13 @@ function problemOf({ type, schema, path, value }: ValueError): [at: string, reas
       return [path, 'is required'];
     case E.Object:
       return [path, `must be ${path === '' ? 'a JSON object' : 'an object'}, got ${kind(value)}`];
+    case E.ObjectMinProperties:
+      return [
+        path,
+        `must have at least ${schema.minProperties} field${schema.minProperties === 1 ? '' : 's'}`,
+      ];
+    case E.ObjectMaxProperties:
+      return [path, `must have at most ${schema.maxProperties} fields, got ${countOf(value)}`];
     case E.ArrayMinItems:
       return [path, `must have at least ${schema.minItems} item${schema.minItems === 1 ? '' : 's'}`];
     case E.ArrayMaxItems:

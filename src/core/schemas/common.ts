@@ -7,7 +7,8 @@
  *
  * Annotations the documents leave out: `errorMessage` (the ajv-errors keyword), the reason the
  * API gives instead of the generic one (`must name at least one event kind`: the field is named
- * before it), by keyword or for every keyword; `x-ts`, the TypeScript type a schema prints as
+ * before it), by keyword or for every keyword, `{value}` in it standing for the value at fault as
+ * JSON and `{count}` for its length (`./check.ts`); `x-ts`, the TypeScript type a schema prints as
  * (`scripts/wire-types.mjs`); `x-fixed`, fields a `PATCH` refuses as "cannot be changed".
  */
 import { type SchemaOptions, type TSchema, Type } from '@sinclair/typebox';

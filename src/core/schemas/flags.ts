@@ -112,6 +112,8 @@ export const Flag = Type.Union([BooleanFlag, RolloutFlag, ValueFlag], {
 
 const ClearedBy = (what: string) => `${what}; \`null\` or \`[]\` clears it.`;
 
+const SALT = 'must be a non-empty string of at most 256 characters, or null';
+
 /** The targeting fields a body may set (`docs/protocol.md` §12.1). */
 const targetingInput = {
   /** Required on creating a `string`, `number` or `json` flag; cannot be changed yet. */
@@ -134,7 +136,10 @@ const targetingInput = {
     }),
   ),
   salt: Type.Optional(
-    Nullable(Type.String({ minLength: 1, maxLength: 256 }), { description: '`null` clears it.' }),
+    Nullable(Type.String({ minLength: 1, maxLength: 256, errorMessage: SALT }), {
+      description: '`null` clears it.',
+      errorMessage: { anyOf: SALT },
+    }),
   ),
 };
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { DESCRIPTION_MAX_LENGTH, FLAG_KEY_MAX_LENGTH } from '../limits.js';
 import { TARGETING_LIMITS } from '../targeting/validate-shape.js';
 import { Nullable, Timestamp } from './common.js';
-import { SegmentRule } from './targeting.js';
+import { SegmentRule, SegmentRuleInput } from './targeting.js';
 
 const SEGMENT_KEY = `^[A-Za-z0-9][A-Za-z0-9._-]{0,${FLAG_KEY_MAX_LENGTH - 1}}$`;
 
@@ -27,7 +27,7 @@ const segmentFields = {
   included: Type.Optional(Keys('Users in the segment, by key, whatever its rules say')),
   excluded: Type.Optional(Keys('Users out of the segment, by key, whatever its rules say')),
   rules: Type.Optional(
-    Nullable(Type.Array(SegmentRule, { maxItems: TARGETING_LIMITS.rules }), {
+    Nullable(Type.Array(SegmentRuleInput, { maxItems: TARGETING_LIMITS.rules }), {
       description: 'A user any rule holds for is in the segment; `null` is `[]`.',
     }),
   ),

@@ -4,52 +4,85 @@
  * `TARGETING_LIMITS` (§12.5). What needs the flag or the environment (a variant the flag has,
  * a segment that exists, an operator's values) is the targeting validators' (`../targeting/validate.ts`).
  */
-import { type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
 import { CLAUSE_OPERATORS } from '../targeting/types.js';
 import { NAME_PATTERN, TARGETING_LIMITS } from '../targeting/validate-shape.js';
 import { Json } from './common.js';
 
+const NAME = `must match ${NAME_PATTERN.source}, got {value}`;
+
 /** A variant's or a rule id's name: `^[A-Za-z0-9_.-]{1,64}$`. */
-const Name = (description: string) => Type.String({ pattern: NAME_PATTERN.source, description });
+const Name = (description: string) =>
+  Type.String({ pattern: NAME_PATTERN.source, description, errorMessage: { type: NAME } });
 
 const ATTRIBUTE =
   'A top-level attribute, `key`, `$now`, or a JSON pointer `/a/b` (escaping only `~0` and `~1`).';
-const Attribute = (description = ATTRIBUTE) => Type.String({ minLength: 1, maxLength: 256, description });
+const NOT_ATTRIBUTE = 'must be an attribute name or a JSON pointer, got {value}';
+const Attribute = (description = ATTRIBUTE) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 256,
+    // A JSON pointer escapes only `~0` and `~1`.
+    pattern: '^(?!/[\\s\\S]*~(?:[^01]|$))',
+    description,
+    errorMessage: {
+      type: NOT_ATTRIBUTE,
+      minLength: NOT_ATTRIBUTE,
+      maxLength: NOT_ATTRIBUTE,
+      pattern: 'a JSON pointer escapes only ~0 and ~1',
+    },
+  });
 
 export const ClauseOperator = Type.Union(
   CLAUSE_OPERATORS.map((op) => Type.Literal(op)),
-  { $id: 'ClauseOperator', description: 'The operators of a clause (`docs/protocol.md` §12.2).' },
+  {
+    $id: 'ClauseOperator',
+    description: 'The operators of a clause (`docs/protocol.md` §12.2).',
+    errorMessage: 'unknown operator {value}',
+  },
 );
 
-export const Clause = Type.Object(
-  {
-    attribute: Type.Optional(Attribute(`${ATTRIBUTE} Absent for \`inSegment\`.`)),
-    op: ClauseOperator,
-    values: Type.Array(Type.Unknown(), {
-      maxItems: TARGETING_LIMITS.values,
-      description:
-        "The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), segment keys for `inSegment`.",
-    }),
-    negate: Type.Optional(
-      Type.Boolean({ description: 'Inverts the whole clause, a missing attribute included.' }),
-    ),
-    caseInsensitive: Type.Optional(
-      Type.Boolean({ description: 'Lowercases both sides for `in`, the string operators and `matches`.' }),
-    ),
-  },
-  {
-    $id: 'Clause',
-    additionalProperties: false,
-    description: 'One condition on a user: `attribute` `op` any of `values`, maybe negated as a whole.',
-  },
-);
+const VALUES =
+  "The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), segment keys for `inSegment`.";
+
+/** A clause's fields; `values` may be left out of a body's clause (for `exists`). */
+const clauseFields = <V extends TSchema>(values: V) => ({
+  attribute: Type.Optional(Attribute(`${ATTRIBUTE} Absent for \`inSegment\`.`)),
+  op: ClauseOperator,
+  values,
+  negate: Type.Optional(
+    Type.Boolean({ description: 'Inverts the whole clause, a missing attribute included.' }),
+  ),
+  caseInsensitive: Type.Optional(
+    Type.Boolean({ description: 'Lowercases both sides for `in`, the string operators and `matches`.' }),
+  ),
+});
+
+const Values = (description: string) =>
+  Type.Array(Type.Unknown(), { maxItems: TARGETING_LIMITS.values, description });
+
+export const Clause = Type.Object(clauseFields(Values(VALUES)), {
+  $id: 'Clause',
+  additionalProperties: false,
+  description: 'One condition on a user: `attribute` `op` any of `values`, maybe negated as a whole.',
+});
+
+export const ClauseInput = Type.Object(clauseFields(Type.Optional(Values(VALUES))), {
+  $id: 'ClauseInput',
+  additionalProperties: false,
+  description: 'A clause as a body gives it: `values` may be left out for `exists`.',
+});
 
 export const SplitSlice = Type.Object(
   {
     variant: Type.Union([Type.String(), Type.Null()], {
       description: 'The variant, or `null` (only in rules): this rule does not serve the user.',
     }),
-    weight: Type.Integer({ minimum: 0, description: 'Thousandths of a percent.' }),
+    weight: Type.Integer({
+      minimum: 0,
+      description: 'Thousandths of a percent.',
+      errorMessage: 'must be a non-negative integer, got {value}',
+    }),
   },
   {
     $id: 'SplitSlice',
@@ -57,6 +90,8 @@ export const SplitSlice = Type.Object(
     description: 'One slice of a split: `variant` for `weight` thousandths of a percent.',
   },
 );
+
+const ONE_TO_TEN = 'must name 1 to 10 attributes';
 
 export const Serve = Type.Union(
   [
@@ -67,16 +102,29 @@ export const Serve = Type.Union(
           minItems: 1,
           maxItems: TARGETING_LIMITS.variants + 1,
           description: 'Weights sum to exactly 100,000 (thousandths of a percent).',
+          errorMessage: { minItems: 'must have at least one slice' },
         }),
         bucketBy: Type.Optional(
-          Type.Union([Attribute(), Type.Array(Attribute(), { minItems: 1, maxItems: 10 })], {
-            description: 'The attribute(s) whose first present value is bucketed (default `key`).',
-          }),
+          Type.Union(
+            [
+              Attribute(),
+              Type.Array(Attribute(), {
+                minItems: 1,
+                maxItems: 10,
+                errorMessage: { minItems: ONE_TO_TEN, maxItems: ONE_TO_TEN },
+              }),
+            ],
+            {
+              description: 'The attribute(s) whose first present value is bucketed (default `key`).',
+              errorMessage: { anyOf: NOT_ATTRIBUTE },
+            },
+          ),
         ),
         salt: Type.Optional(
           Type.String({
             maxLength: 256,
             description: "Hashed before the bucket value (default: the flag's `salt`, else its key).",
+            errorMessage: 'must be a string of at most 256 characters',
           }),
         ),
       },
@@ -87,20 +135,23 @@ export const Serve = Type.Union(
     $id: 'Serve',
     description:
       'What a rule or the fallthrough serves: one variant, or a split of the users by their bucket.',
+    errorMessage: { anyOf: 'must have "variant" or "split"' },
   },
 );
 
-const ruleFields = {
-  description: Type.Optional(Type.String({ maxLength: 1000 })),
-  clauses: Type.Array(Clause, {
+const ruleFields = <C extends TSchema>(clause: C) => ({
+  description: Type.Optional(
+    Type.String({ maxLength: 1000, errorMessage: 'must be a string of at most 1000 characters' }),
+  ),
+  clauses: Type.Array(clause, {
     maxItems: TARGETING_LIMITS.clauses,
     description: 'Every clause must hold; none: everyone.',
   }),
   serve: Serve,
-};
+});
 
 export const Rule = Type.Object(
-  { id: Name('Unique in the flag; kept by every later `PATCH` that names it.'), ...ruleFields },
+  { id: Name('Unique in the flag; kept by every later `PATCH` that names it.'), ...ruleFields(Clause) },
   {
     $id: 'Rule',
     additionalProperties: false,
@@ -109,7 +160,10 @@ export const Rule = Type.Object(
 );
 
 export const RuleInput = Type.Object(
-  { id: Type.Optional(Name('A rule without one is given `r_` and 10 random characters.')), ...ruleFields },
+  {
+    id: Type.Optional(Name('A rule without one is given `r_` and 10 random characters.')),
+    ...ruleFields(ClauseInput),
+  },
   {
     $id: 'RuleInput',
     additionalProperties: false,
@@ -120,7 +174,7 @@ export const RuleInput = Type.Object(
 export const Target = Type.Object(
   {
     variant: Type.String(),
-    keys: Type.Array(Type.String({ minLength: 1 }), {
+    keys: Type.Array(Type.String({ minLength: 1, errorMessage: 'must be a non-empty string' }), {
       maxItems: TARGETING_LIMITS.targetKeys,
       description: `At most ${TARGETING_LIMITS.targetKeys} keys over all the targets of a flag.`,
     }),
@@ -134,8 +188,15 @@ export const Target = Type.Object(
 
 export const Prerequisite = Type.Object(
   {
-    flag: Type.String({ description: 'The key of another flag of the environment.' }),
-    variants: Type.Array(Type.String(), { minItems: 1, maxItems: TARGETING_LIMITS.variants }),
+    flag: Type.String({
+      description: 'The key of another flag of the environment.',
+      errorMessage: 'must be the key of another flag',
+    }),
+    variants: Type.Array(Type.String(), {
+      minItems: 1,
+      maxItems: TARGETING_LIMITS.variants,
+      errorMessage: { minItems: 'must name at least one variant' },
+    }),
   },
   {
     $id: 'Prerequisite',
@@ -144,19 +205,26 @@ export const Prerequisite = Type.Object(
   },
 );
 
-export const SegmentRule = Type.Object(
-  {
-    clauses: Type.Array(Clause, {
-      maxItems: TARGETING_LIMITS.clauses,
-      description: 'Every clause must hold (any operator but `inSegment`); none: everyone.',
-    }),
-  },
-  {
-    $id: 'SegmentRule',
-    additionalProperties: false,
-    description: "A segment's rule: users every clause holds for.",
-  },
-);
+const segmentRuleFields = <C extends TSchema>(clause: C) => ({
+  clauses: Type.Array(clause, {
+    maxItems: TARGETING_LIMITS.clauses,
+    description: 'Every clause must hold (any operator but `inSegment`); none: everyone.',
+  }),
+});
+
+export const SegmentRule = Type.Object(segmentRuleFields(Clause), {
+  $id: 'SegmentRule',
+  additionalProperties: false,
+  description: "A segment's rule: users every clause holds for.",
+});
+
+export const SegmentRuleInput = Type.Object(segmentRuleFields(ClauseInput), {
+  $id: 'SegmentRuleInput',
+  additionalProperties: false,
+  description: "A segment's rule as a body gives it: `values` may be left out of an `exists` clause.",
+});
+
+const VARIANT_COUNT = `must have 1 to ${TARGETING_LIMITS.variants} variants, got {count}`;
 
 /** Variant name to value. */
 export const Variants = Type.Record(Type.String({ pattern: NAME_PATTERN.source }), Json, {
@@ -165,6 +233,7 @@ export const Variants = Type.Record(Type.String({ pattern: NAME_PATTERN.source }
   additionalProperties: false,
   $id: 'Variants',
   description: `Variant name to value (1 to ${TARGETING_LIMITS.variants}, each at most 32 KiB of JSON). \`boolean\`/\`rollout\` flags: always \`{on: true, off: false}\`.`,
+  errorMessage: { minProperties: VARIANT_COUNT, maxProperties: VARIANT_COUNT },
 });
 
 export const TargetingFields = Type.Object(
@@ -184,10 +253,11 @@ export const TargetingFields = Type.Object(
 );
 
 /**
- * `schema` with `fields` taken as they come, for the validators that check those fields in code:
- * targeting, whose messages name the JSON path in words a schema cannot give (`rules[0].clauses[1].op:
- * unknown operator "startWith"`, `docs/protocol.md` §12.2), and which needs the flag and the
- * environment anyway. The rest of the body is checked by the schema.
+ * `schema` with `fields` taken as they come, for a body whose other fields are checked in the
+ * `quoted` style (`"key" must ...`): a flag's targeting fields, whose messages name the JSON path
+ * (`rules[0].clauses[1].op: unknown operator "startWith"`, `docs/protocol.md` §12.2), are checked
+ * by their own schema (`TargetingInput`, in the `path` style) in the targeting validators, which
+ * need the flag and the environment anyway.
  */
 export function shapeOnly(schema: TObject, fields: readonly string[]): TObject {
   const properties: TProperties = { ...schema.properties };

@@ -1,30 +1,31 @@
-/** Validation of clauses (`docs/protocol.md` §12.2): operators, attributes and each operator's values. */
-import { attributePath } from './attributes.js';
-import { CLAUSE_OPERATORS, type Clause } from './types.js';
+/**
+ * Validation of clauses (`docs/protocol.md` §12.2) once their structure has passed its schema
+ * (`ClauseInput`, `../schemas/targeting.ts`): what each operator takes, the segments named, the
+ * patterns. Also `checkStructure`, the targeting validators' way to a schema.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import { checkSchema } from '../schemas/check.js';
+import type { ClauseInput } from '../schemas/targeting.js';
+import type { Clause } from './types.js';
 import {
   check,
-  fields,
   kind,
-  list,
-  object,
   type PatternCheck,
   TARGETING_LIMITS,
+  TargetingInvalid,
   type TargetingRefs,
 } from './validate-shape.js';
 import { parseRange, parseVersion, toTime, type Version } from './values.js';
 
-const OPERATORS: ReadonlySet<string> = new Set(CLAUSE_OPERATORS);
-
-export function attribute(value: unknown, path: string): string {
-  check(
-    typeof value === 'string' && value.length > 0 && value.length <= 256,
-    path,
-    `must be an attribute name or a JSON pointer, got ${JSON.stringify(value) ?? kind(value)}`,
-  );
-  if (value[0] === '/') check(!/~[^01]|~$/.test(value), path, 'a JSON pointer escapes only ~0 and ~1');
-  attributePath(value);
-  return value;
+/** `value` as `schema` has it, or `TargetingInvalid` naming the JSON path (`rules[0].serve: is required`). */
+export function checkStructure<T extends TSchema>(schema: T, value: unknown): Static<T> {
+  const checked = checkSchema(schema, value, 'path');
+  if (!checked.ok) throw new TargetingInvalid(checked.at, checked.reason);
+  return checked.value;
 }
+
+/** A value as a message quotes it: as JSON. */
+export const quote = (value: unknown): string => JSON.stringify(value) ?? kind(value);
 
 const VERSION: Version = { major: 0, minor: 0, patch: 0, pre: '' };
 
@@ -66,44 +67,34 @@ function checkOf(op: string): [(v: unknown) => boolean, string] | undefined {
 }
 
 function clause(
-  value: unknown,
+  c: Static<typeof ClauseInput>,
   path: string,
   refs: TargetingRefs,
   patterns: PatternCheck | undefined,
   inSegment: boolean,
 ): Clause {
-  const c = object(value, path);
-  fields(c, path, ['attribute', 'op', 'values', 'negate', 'caseInsensitive']);
-  check(
-    typeof c.op === 'string' && OPERATORS.has(c.op),
-    `${path}.op`,
-    `unknown operator ${JSON.stringify(c.op) ?? kind(c.op)}`,
-  );
-  const op = c.op as Clause['op'];
-  const values =
-    'values' in c || op !== 'exists' ? list(c.values, `${path}.values`, TARGETING_LIMITS.values) : [];
+  const { op } = c;
+  check(c.values !== undefined || op === 'exists', `${path}.values`, 'is required');
+  const values = c.values ?? [];
   const out: Clause = { op, values };
   if (op === 'inSegment') {
     check(!inSegment, `${path}.op`, 'segments do not reference segments');
-    check(!('attribute' in c), `${path}.attribute`, 'inSegment takes no attribute');
+    check(c.attribute === undefined, `${path}.attribute`, 'inSegment takes no attribute');
     values.forEach((key, i) => {
       check(
         typeof key === 'string' && refs.hasSegment(key),
         `${path}.values[${i}]`,
-        `no segment ${JSON.stringify(key) ?? kind(key)}`,
+        `no segment ${quote(key)}`,
       );
     });
   } else {
-    out.attribute = attribute(c.attribute, `${path}.attribute`);
+    check(c.attribute !== undefined, `${path}.attribute`, 'is required');
+    out.attribute = c.attribute;
     if (op === 'exists') check(values.length === 0, `${path}.values`, 'exists takes no values');
     const valid = checkOf(op);
     if (valid)
       values.forEach((v, i) => {
-        check(
-          valid[0](v),
-          `${path}.values[${i}]`,
-          `must be ${valid[1]}, got ${JSON.stringify(v) ?? kind(v)}`,
-        );
+        check(valid[0](v), `${path}.values[${i}]`, `must be ${valid[1]}, got ${quote(v)}`);
       });
     if (op === 'matches') {
       check(values.length === 1, `${path}.values`, 'matches takes exactly one pattern');
@@ -117,22 +108,18 @@ function clause(
       check(refused === undefined, `${path}.values[0]`, refused ?? '');
     }
   }
-  for (const flag of ['negate', 'caseInsensitive'] as const) {
-    if (!(flag in c)) continue;
-    check(typeof c[flag] === 'boolean', `${path}.${flag}`, `must be a boolean, got ${kind(c[flag])}`);
-    if (c[flag]) out[flag] = true;
-  }
+  if (c.negate) out.negate = true;
+  if (c.caseInsensitive) out.caseInsensitive = true;
   return out;
 }
 
+/** Validates clauses whose structure has passed `ClauseInput`; `path` names their list. */
 export function validateClauses(
-  value: unknown,
+  clauses: readonly Static<typeof ClauseInput>[],
   path: string,
   refs: TargetingRefs,
   patterns: PatternCheck | undefined,
   inSegment: boolean,
 ): Clause[] {
-  return list(value, path, TARGETING_LIMITS.clauses).map((c, i) =>
-    clause(c, `${path}[${i}]`, refs, patterns, inSegment),
-  );
+  return clauses.map((c, i) => clause(c, `${path}[${i}]`, refs, patterns, inSegment));
 }

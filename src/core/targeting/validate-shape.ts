@@ -1,8 +1,8 @@
 /**
  * The shared parts of targeting validation (`docs/protocol.md` §12): the limits, the error that
- * names a JSON path, what validation needs from the environment, and the checks of JSON shapes.
+ * names a JSON path, and what validation needs from the environment. The shapes themselves are
+ * the schemas' (`../schemas/targeting.ts`). No schema here: the dashboard reads the limits.
  */
-import { isObject } from '../is-object.js';
 import type { Prerequisite } from './types.js';
 
 /** The limits of targeting (`docs/protocol.md` §12.5). */
@@ -54,28 +54,4 @@ export const kind = (value: unknown): string =>
 
 export function check(condition: boolean, path: string, reason: string): asserts condition {
   if (!condition) throw new TargetingInvalid(path, reason);
-}
-
-export function object(value: unknown, path: string): Record<string, unknown> {
-  check(isObject(value), path, `must be an object, got ${kind(value)}`);
-  return value as Record<string, unknown>;
-}
-
-export function list(value: unknown, path: string, max: number): unknown[] {
-  check(Array.isArray(value), path, `must be an array, got ${kind(value)}`);
-  check(value.length <= max, path, `must have at most ${max} items, got ${value.length}`);
-  return value;
-}
-
-export function fields(value: Record<string, unknown>, path: string, allowed: readonly string[]): void {
-  for (const name of Object.keys(value)) check(allowed.includes(name), `${path}.${name}`, 'unknown field');
-}
-
-export function name(value: unknown, path: string): string {
-  check(
-    typeof value === 'string' && NAME_PATTERN.test(value),
-    path,
-    `must match ${NAME_PATTERN.source}, got ${JSON.stringify(value) ?? kind(value)}`,
-  );
-  return value;
 }

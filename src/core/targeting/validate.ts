@@ -1,26 +1,28 @@
 /**
  * Validation of targeting in management bodies (`docs/protocol.md` §12): variants, the off
- * variant, the fallthrough, targets, rules, prerequisites, the salt, and segments. Each message
- * names the JSON path at fault (`rules[2].clauses[0].op: unknown operator "startWith"`). What
- * needs the environment (other flags, segments) is checked through `TargetingRefs`; a pattern
- * through the `PatternCheck` given.
+ * variant, the fallthrough, targets, rules, prerequisites, the salt, and segments. The structure
+ * (types, fields, operators, counts, lengths, names) is the schemas' (`TargetingInput`,
+ * `../schemas/targeting.ts`); what it leaves, checked here once it has passed, is what needs the
+ * flag or the environment: variants that exist, split weights, operands, other flags
+ * (`TargetingRefs`), patterns (the `PatternCheck` given). Each message names the JSON path at
+ * fault (`rules[2].clauses[0].op: unknown operator "startWith"`).
  */
+import type { Static } from '@sinclair/typebox';
 import { isObject } from '../is-object.js';
 import { jsonProblem, VARIANT_BOUNDS } from '../json-limits.js';
+import { TargetingInput } from '../schemas/flags.js';
+import type { Serve as ServeSchema, Target as TargetSchema } from '../schemas/targeting.js';
 import { SPLIT_TOTAL } from './split.js';
-import type { JsonValue, Prerequisite, Rule, Serve, Target, TargetingFields } from './types.js';
-import { attribute, validateClauses } from './validate-clauses.js';
 import {
-  check,
-  fields,
-  kind,
-  list,
-  name,
-  object,
-  type PatternCheck,
-  TARGETING_LIMITS,
-  type TargetingRefs,
-} from './validate-shape.js';
+  type JsonValue,
+  type Prerequisite,
+  type Rule,
+  type Serve,
+  TARGETING_FIELDS,
+  type TargetingFields,
+} from './types.js';
+import { checkStructure, quote, validateClauses } from './validate-clauses.js';
+import { check, kind, type PatternCheck, TARGETING_LIMITS, type TargetingRefs } from './validate-shape.js';
 
 export { validateSegment } from './validate-segment.js';
 export * from './validate-shape.js';
@@ -28,18 +30,14 @@ export * from './validate-shape.js';
 /** The type of a non-binary flag's variant values. */
 export type ValueType = 'string' | 'number' | 'json';
 
+type Input = Static<typeof TargetingInput>;
+
 export function validateVariants(value: unknown, type: ValueType): Record<string, JsonValue> {
-  const variants = object(value, 'variants');
-  const names = Object.keys(variants);
-  check(
-    names.length >= 1 && names.length <= TARGETING_LIMITS.variants,
-    'variants',
-    `must have 1 to ${TARGETING_LIMITS.variants} variants, got ${names.length}`,
-  );
-  for (const variant of names) {
+  const { variants } = checkStructure(TargetingInput, { variants: value }) as Required<
+    Pick<Input, 'variants'>
+  >;
+  for (const [variant, v] of Object.entries(variants)) {
     const path = `variants.${variant}`;
-    name(variant, path);
-    const v = variants[variant];
     if (type === 'string') check(typeof v === 'string', path, `must be a string, got ${kind(v)}`);
     if (type === 'number')
       check(typeof v === 'number' && Number.isFinite(v), path, `must be a number, got ${kind(v)}`);
@@ -62,146 +60,103 @@ export function validateVariants(value: unknown, type: ValueType): Record<string
   return variants as Record<string, JsonValue>;
 }
 
-function serve(value: unknown, path: string, variants: readonly string[], inRule: boolean): Serve {
-  const s = object(value, path);
+function serve(
+  s: Static<typeof ServeSchema>,
+  path: string,
+  variants: readonly string[],
+  inRule: boolean,
+): Serve {
   if ('variant' in s) {
-    fields(s, path, ['variant']);
     check(
-      variants.includes(s.variant as string),
+      variants.includes(s.variant),
       `${path}.variant`,
-      `must be one of the flag's variants (${variants.join(', ')}), got ${JSON.stringify(s.variant) ?? kind(s.variant)}`,
+      `must be one of the flag's variants (${variants.join(', ')}), got ${quote(s.variant)}`,
     );
-    return { variant: s.variant as string };
+    return s;
   }
-  check('split' in s, path, 'must have "variant" or "split"');
-  fields(s, path, ['split', 'bucketBy', 'salt']);
-  const split = list(s.split, `${path}.split`, TARGETING_LIMITS.variants + 1);
-  check(split.length > 0, `${path}.split`, 'must have at least one slice');
   let total = 0;
-  split.forEach((item, i) => {
-    const at = `${path}.split[${i}]`;
-    const slice = object(item, at);
-    fields(slice, at, ['variant', 'weight']);
-    if (slice.variant === null) check(inRule, `${at}.variant`, 'null (no variant) is only allowed in rules');
+  s.split.forEach((slice, i) => {
+    const at = `${path}.split[${i}].variant`;
+    if (slice.variant === null) check(inRule, at, 'null (no variant) is only allowed in rules');
     else
       check(
-        variants.includes(slice.variant as string),
-        `${at}.variant`,
-        `must be one of the flag's variants, got ${JSON.stringify(slice.variant) ?? kind(slice.variant)}`,
+        variants.includes(slice.variant),
+        at,
+        `must be one of the flag's variants, got ${quote(slice.variant)}`,
       );
-    check(
-      Number.isInteger(slice.weight) && (slice.weight as number) >= 0,
-      `${at}.weight`,
-      `must be a non-negative integer, got ${JSON.stringify(slice.weight) ?? kind(slice.weight)}`,
-    );
-    total += slice.weight as number;
+    total += slice.weight;
   });
   check(
     total === SPLIT_TOTAL,
     `${path}.split`,
     `weights must sum to ${SPLIT_TOTAL} (thousandths of a percent), got ${total}`,
   );
-  const out: Serve = { split: split as Serve extends { split: infer S } ? S : never };
-  if ('bucketBy' in s) {
-    const by = s.bucketBy;
-    const attributes = Array.isArray(by) ? by : [by];
-    check(
-      attributes.length > 0 && attributes.length <= 10,
-      `${path}.bucketBy`,
-      'must name 1 to 10 attributes',
-    );
-    attributes.forEach((a, i) => {
-      attribute(a, Array.isArray(by) ? `${path}.bucketBy[${i}]` : `${path}.bucketBy`);
-    });
-    out.bucketBy = by as string | string[];
-  }
-  if ('salt' in s) {
-    check(
-      typeof s.salt === 'string' && s.salt.length <= 256,
-      `${path}.salt`,
-      'must be a string of at most 256 characters',
-    );
-    out.salt = s.salt;
-  }
-  return out;
+  return s;
 }
 
-/** Validates rules; rules without an `id` are given one by `newId`. */
-export function validateRules(
-  value: unknown,
+/** Rules whose structure has passed, for a flag of `variants`; rules without an `id` are given one by `newId`. */
+function validateRules(
+  rules: NonNullable<Input['rules']>,
   variants: readonly string[],
   refs: TargetingRefs,
   patterns: PatternCheck | undefined,
   newId: () => string,
 ): Rule[] {
   const seen = new Set<string>();
-  return list(value, 'rules', TARGETING_LIMITS.rules).map((item, i) => {
+  return rules.map((r, i) => {
     const path = `rules[${i}]`;
-    const r = object(item, path);
-    fields(r, path, ['id', 'description', 'clauses', 'serve']);
     const rule: Rule = {
-      id: 'id' in r ? name(r.id, `${path}.id`) : newId(),
+      id: r.id ?? newId(),
       clauses: validateClauses(r.clauses, `${path}.clauses`, refs, patterns, false),
       serve: serve(r.serve, `${path}.serve`, variants, true),
     };
     check(!seen.has(rule.id), `${path}.id`, `${JSON.stringify(rule.id)} is used by another rule`);
     seen.add(rule.id);
-    if ('description' in r) {
-      check(
-        typeof r.description === 'string' && r.description.length <= 1000,
-        `${path}.description`,
-        'must be a string of at most 1000 characters',
-      );
-      rule.description = r.description;
-    }
+    if (r.description !== undefined) rule.description = r.description;
     return rule;
   });
 }
 
-export function validateTargets(value: unknown, variants: readonly string[]): Target[] {
+function validateTargets(
+  targets: readonly Static<typeof TargetSchema>[],
+  variants: readonly string[],
+): Static<typeof TargetSchema>[] {
   let keys = 0;
-  return list(value, 'targets', TARGETING_LIMITS.variants).map((item, i) => {
+  return targets.map((t, i) => {
     const path = `targets[${i}]`;
-    const t = object(item, path);
-    fields(t, path, ['variant', 'keys']);
     check(
-      variants.includes(t.variant as string),
+      variants.includes(t.variant),
       `${path}.variant`,
-      `must be one of the flag's variants, got ${JSON.stringify(t.variant) ?? kind(t.variant)}`,
+      `must be one of the flag's variants, got ${quote(t.variant)}`,
     );
-    const list_ = list(t.keys, `${path}.keys`, TARGETING_LIMITS.targetKeys);
-    list_.forEach((key, j) => {
-      check(typeof key === 'string' && key.length > 0, `${path}.keys[${j}]`, 'must be a non-empty string');
-    });
-    keys += list_.length;
+    keys += t.keys.length;
     check(
       keys <= TARGETING_LIMITS.targetKeys,
       path,
       `targets list at most ${TARGETING_LIMITS.targetKeys} keys in all`,
     );
-    return { variant: t.variant as string, keys: list_ as string[] };
+    return t;
   });
 }
 
-/** Validates prerequisites of flag `self`: known flags and variants, no cycle, depth at most 5. */
-export function validatePrerequisites(value: unknown, self: string, refs: TargetingRefs): Prerequisite[] {
-  const prerequisites = list(value, 'prerequisites', TARGETING_LIMITS.prerequisites).map((item, i) => {
+/** Prerequisites of flag `self` whose structure has passed: known flags and variants, no cycle, depth at most 5. */
+function validatePrerequisites(
+  prerequisites: readonly Prerequisite[],
+  self: string,
+  refs: TargetingRefs,
+): Prerequisite[] {
+  prerequisites.forEach((p, i) => {
     const path = `prerequisites[${i}]`;
-    const p = object(item, path);
-    fields(p, path, ['flag', 'variants']);
-    check(typeof p.flag === 'string' && p.flag !== self, `${path}.flag`, 'must be the key of another flag');
+    check(p.flag !== self, `${path}.flag`, 'must be the key of another flag');
     const known = refs.variantsOf(p.flag);
     check(known !== undefined, `${path}.flag`, `no flag ${JSON.stringify(p.flag)}`);
-    const variants = list(p.variants, `${path}.variants`, TARGETING_LIMITS.variants);
-    check(variants.length > 0, `${path}.variants`, 'must name at least one variant');
-    variants.forEach((v, j) => {
+    p.variants.forEach((v, j) => {
       check(
-        known.includes(v as string),
+        known.includes(v),
         `${path}.variants[${j}]`,
         `must be a variant of ${JSON.stringify(p.flag)} (${known.join(', ')})`,
       );
     });
-    return { flag: p.flag, variants: variants as string[] };
   });
   // Depth and cycles, through the other flags' prerequisites as stored: each flag walked once
   // (a graph of shared prerequisites would otherwise be walked once per path, exponentially).
@@ -225,10 +180,14 @@ export function validatePrerequisites(value: unknown, self: string, refs: Target
     'prerequisites',
     `nest at most ${TARGETING_LIMITS.prerequisiteDepth} deep, got ${deepest}`,
   );
-  return prerequisites;
+  return [...prerequisites];
 }
 
-/** Validates the targeting fields of `body` for a flag of `type` with `variants`, for `fields` present. */
+/**
+ * Validates the targeting fields of `body` (its other fields, `variants` included, are not
+ * looked at) for a flag of `type` with `variants`: their structure by `TargetingInput`, then
+ * what needs the flag and the environment. A list given `null` is `[]`, a `salt` given `null` absent.
+ */
 export function validateFlagTargeting(
   body: Record<string, unknown>,
   flag: { key: string; type: string; variants: readonly string[] },
@@ -236,42 +195,33 @@ export function validateFlagTargeting(
   patterns: PatternCheck | undefined,
   newId: () => string,
 ): TargetingFields {
+  const fields: Record<string, unknown> = {};
+  for (const field of TARGETING_FIELDS)
+    if (field !== 'variants' && body[field] !== undefined) fields[field] = body[field];
+  const t = checkStructure(TargetingInput, fields);
   const out: TargetingFields = {};
   const binary = flag.type === 'boolean' || flag.type === 'rollout';
-  const cleared = (field: string) =>
-    body[field] === null || (Array.isArray(body[field]) && (body[field] as unknown[]).length === 0);
-  if ('offVariant' in body) {
+  if (t.offVariant !== undefined) {
     check(!binary, 'offVariant', `is not allowed on ${flag.type} flags (their off variant is "off")`);
     check(
-      flag.variants.includes(body.offVariant as string),
+      flag.variants.includes(t.offVariant),
       'offVariant',
-      `must be one of the flag's variants, got ${JSON.stringify(body.offVariant) ?? kind(body.offVariant)}`,
+      `must be one of the flag's variants, got ${quote(t.offVariant)}`,
     );
-    out.offVariant = body.offVariant as string;
+    out.offVariant = t.offVariant;
   }
-  if ('fallthrough' in body) {
+  if (t.fallthrough !== undefined) {
     check(
       flag.type !== 'rollout',
       'fallthrough',
       'is not allowed on rollout flags: their fallthrough is the percentage',
     );
-    out.fallthrough = serve(body.fallthrough, 'fallthrough', flag.variants, false);
+    out.fallthrough = serve(t.fallthrough, 'fallthrough', flag.variants, false);
   }
-  if ('targets' in body) out.targets = cleared('targets') ? [] : validateTargets(body.targets, flag.variants);
-  if ('rules' in body)
-    out.rules = cleared('rules') ? [] : validateRules(body.rules, flag.variants, refs, patterns, newId);
-  if ('prerequisites' in body)
-    out.prerequisites = cleared('prerequisites')
-      ? []
-      : validatePrerequisites(body.prerequisites, flag.key, refs);
-  if ('salt' in body) {
-    check(
-      body.salt === null ||
-        (typeof body.salt === 'string' && body.salt.length > 0 && body.salt.length <= 256),
-      'salt',
-      'must be a non-empty string of at most 256 characters, or null',
-    );
-    if (body.salt !== null) out.salt = body.salt as string;
-  }
+  if (t.targets !== undefined) out.targets = validateTargets(t.targets ?? [], flag.variants);
+  if (t.rules !== undefined) out.rules = validateRules(t.rules ?? [], flag.variants, refs, patterns, newId);
+  if (t.prerequisites !== undefined)
+    out.prerequisites = validatePrerequisites(t.prerequisites ?? [], flag.key, refs);
+  if (typeof t.salt === 'string') out.salt = t.salt;
   return out;
 }

@@ -3,7 +3,7 @@
  * the schema and run it again.
  */
 
-import type { SegmentRule } from './targeting.js';
+import type { SegmentRule, SegmentRuleInput } from './targeting.js';
 
 /** `POST /segments`: a key and who is in it (lists default to empty). */
 export interface CreateSegmentInput {
@@ -15,7 +15,7 @@ export interface CreateSegmentInput {
   /** Users out of the segment, by key, whatever its rules say; `null` is `[]`. `included` and `excluded` hold at most 50000 keys in all; duplicates are dropped. */
   excluded?: string[] | null;
   /** A user any rule holds for is in the segment; `null` is `[]`. */
-  rules?: SegmentRule[] | null;
+  rules?: SegmentRuleInput[] | null;
 }
 
 /** A segment as `GET /segments` answers it (`docs/protocol.md` §12.3). */
@@ -39,5 +39,5 @@ export interface UpdateSegmentInput {
   /** Users out of the segment, by key, whatever its rules say; `null` is `[]`. `included` and `excluded` hold at most 50000 keys in all; duplicates are dropped. */
   excluded?: string[] | null;
   /** A user any rule holds for is in the segment; `null` is `[]`. */
-  rules?: SegmentRule[] | null;
+  rules?: SegmentRuleInput[] | null;
 }

@@ -19,6 +19,20 @@ export interface Clause {
   caseInsensitive?: boolean;
 }
 
+/** A clause as a body gives it: `values` may be left out for `exists`. */
+export interface ClauseInput {
+  /** A top-level attribute, `key`, `$now`, or a JSON pointer `/a/b` (escaping only `~0` and `~1`). Absent for `inSegment`. */
+  attribute?: string;
+  /** The operators of a clause (`docs/protocol.md` §12.2). */
+  op: ClauseOperator;
+  /** The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), segment keys for `inSegment`. */
+  values?: unknown[];
+  /** Inverts the whole clause, a missing attribute included. */
+  negate?: boolean;
+  /** Lowercases both sides for `in`, the string operators and `matches`. */
+  caseInsensitive?: boolean;
+}
+
 /** The operators of a clause (`docs/protocol.md` §12.2). */
 export type ClauseOperator =
   | 'in'
@@ -66,7 +80,7 @@ export interface RuleInput {
   id?: string;
   description?: string;
   /** Every clause must hold; none: everyone. */
-  clauses: Clause[];
+  clauses: ClauseInput[];
   /** What a rule or the fallthrough serves: one variant, or a split of the users by their bucket. */
   serve: Serve;
 }
@@ -75,6 +89,12 @@ export interface RuleInput {
 export interface SegmentRule {
   /** Every clause must hold (any operator but `inSegment`); none: everyone. */
   clauses: Clause[];
+}
+
+/** A segment's rule as a body gives it: `values` may be left out of an `exists` clause. */
+export interface SegmentRuleInput {
+  /** Every clause must hold (any operator but `inSegment`); none: everyone. */
+  clauses: ClauseInput[];
 }
 
 /** What a rule or the fallthrough serves: one variant, or a split of the users by their bucket. */
