@@ -14,14 +14,18 @@ export function jsonish(value: unknown): string {
 
 export function actorText(actor: Actor): string {
   switch (actor.type) {
-    case 'api-key':
-      return actor.name ? `API key ${actor.hint} (${actor.name})` : `API key ${actor.hint}`;
-    case 'dashboard':
-      return 'Dashboard';
-    case 'config':
-      return 'Config file';
+    case 'token':
+      return actor.user ? `${actor.user.name} (token ${actor.name})` : `Token ${actor.name}`;
+    case 'apiKey':
+      return actor.hint && actor.name !== `API key ${actor.hint}`
+        ? `API key ${actor.hint} (${actor.name})`
+        : actor.name;
+    case 'adminToken':
+      return 'Admin token';
+    case 'system':
+      return actor.id === 'config' ? 'Config file' : actor.name;
     default:
-      return String((actor as { type?: unknown }).type ?? 'unknown');
+      return actor.name;
   }
 }
 

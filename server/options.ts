@@ -6,6 +6,7 @@ import { ADMIN_TOKEN_RULE, type FlagwireConfig } from './config.js';
 import { originOf } from './dashboard/origins.js';
 import { defaultMaxConnections } from './http/open-file-limit.js';
 import type { Logger } from './logger.js';
+import type { PeopleSettings } from './state/people/people-service.js';
 
 export interface StartServerOptions {
   /**
@@ -206,6 +207,12 @@ export interface StartServerOptions {
    */
   usage?: boolean | UsageServerOptions;
   /**
+   * People's credentials (`docs/protocol.md` §10.6): how long an invitation link works
+   * (`invitationMs`, default 7 days), a session lasts at most (`sessionSeconds`, default 7
+   * days) and unused (`idleSeconds`, default 12 hours); `now` is the clock they are measured by.
+   */
+  people?: Partial<PeopleSettings>;
+  /**
    * Where the server reports warnings and internal errors; `false` silences it.
    * @default warnings and errors to `console.error`
    */
@@ -274,6 +281,7 @@ export interface ResolvedServerOptions {
   historyBytes: number;
   /** `undefined`: usage is off. */
   usage: Required<UsageServerOptions> | undefined;
+  people: Partial<PeopleSettings>;
   logger: Logger;
 }
 
@@ -296,6 +304,21 @@ const toStderr: Logger = {
   warn: (message) => console.error(`flagwire-server: ${message}`),
   error: (message) => console.error(`flagwire-server: ${message}`),
 };
+
+/** People's settings: positive whole numbers, the clock a function; the defaults are `PEOPLE_DEFAULTS`. */
+function peopleOptions(options: Partial<PeopleSettings> | undefined): Partial<PeopleSettings> {
+  const out: Partial<PeopleSettings> = {};
+  for (const name of ['invitationMs', 'sessionSeconds', 'idleSeconds', 'seenEverySeconds'] as const) {
+    const value = options?.[name];
+    if (value !== undefined) out[name] = Math.floor(positive(`people.${name}`, value, 1));
+  }
+  if (options?.now !== undefined) {
+    if (typeof options.now !== 'function')
+      throw new TypeError('startServer: "people.now" must be a function');
+    out.now = options.now;
+  }
+  return out;
+}
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -434,6 +457,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     historyLimit: Math.floor(positive('historyLimit', options.historyLimit, 10_000)),
     historyBytes: Math.floor(positive('historyBytes', options.historyBytes, 16 * 1024 * 1024)),
     usage: usageOptions(options.usage),
+    people: peopleOptions(options.people),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };
 }

@@ -8,8 +8,10 @@ import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
 import { OwnOrigins } from './dashboard/origins.js';
+import { peopleRoutes } from './dashboard/people-routes.js';
 import { adminRoutes } from './dashboard/routes.js';
 import { AdminAuth } from './dashboard/session.js';
+import { SignInThrottle } from './dashboard/sign-in-throttle.js';
 import { DashboardAssets } from './dashboard/static.js';
 import { ApiError } from './errors.js';
 import { createApiHandler, guarded } from './http/app.js';
@@ -41,6 +43,7 @@ import { damagedLine } from './state/kernel/damaged.js';
 import { nameOf } from './state/kernel/env-names.js';
 import { StorageLedger } from './state/kernel/ledger.js';
 import type { Access } from './state/kernel/model.js';
+import { PeopleService } from './state/people/people-service.js';
 import { SegmentService } from './state/segments/segment-service.js';
 import { OfrepUsage } from './state/usage/ofrep.js';
 import { UsageService } from './state/usage/usage-service.js';
@@ -170,7 +173,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     applier.onChange((change) => adminEvents.change(change));
     hub.onCountChange(() => adminEvents.countsChanged());
     const adminToken = resolved.dashboard ? await admin.adminToken(resolved.adminToken) : undefined;
-    const ofrepStreams = new OfrepStreams(await streamSecret(db, ledger), keyRing, { group: sse });
+    const serverSecret = await streamSecret(db, ledger);
+    const ofrepStreams = new OfrepStreams(serverSecret, keyRing, { group: sse });
     applier.onChange((change) => ofrepStreams.changed(change));
     applier.onCommitted(admin.committed);
     // Dashboard sessions ended on the server (§10.2), whichever instance ended them.
@@ -218,22 +222,30 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const api = createApiHandler([...apiRoutes, apiDocument], keyRing);
     // The origins the admin API takes changes from (§10.2), learnt once listening.
     const origins = new OwnOrigins(resolved.publicUrl);
+    // People (§10.6): accounts, sessions kept on the server, personal tokens.
+    const people = new PeopleService(db, ledger, resolved.people);
     const dashboard = adminToken
       ? createDashboardHandler({
-          auth: new AdminAuth(adminToken, (id, expires) => sessions.isEnded(id, expires)),
+          // People's session cookies are signed with the server's own secret, not the admin token's.
+          auth: new AdminAuth(adminToken, (id, expires) => sessions.isEnded(id, expires), serverSecret),
           sessions,
+          people,
+          throttle: new SignInThrottle(),
           origins,
           admin,
           assets: new DashboardAssets(),
-          routes: adminRoutes({
-            admin,
-            flags: service,
-            ledger,
-            hub,
-            events: adminEvents,
-            lifecycle: new LifecycleService(db, ledger, admin),
-            copies: new CopyService(db, ledger, checkPattern),
-          }),
+          routes: [
+            ...adminRoutes({
+              admin,
+              flags: service,
+              ledger,
+              hub,
+              events: adminEvents,
+              lifecycle: new LifecycleService(db, ledger, admin),
+              copies: new CopyService(db, ledger, checkPattern),
+            }),
+            ...peopleRoutes({ people, origins }),
+          ],
           // The usage reads and marks too (§13.7), as the dashboard's (not the SDKs' report endpoint).
           envRoutes: [
             ...envRoutes,
@@ -241,6 +253,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
           ],
         })
       : undefined;
+    if (dashboard) applier.onCommitted(dashboard.committed);
     const ofrep = createOfrepHandler({
       logger,
       keys: keyRing,

@@ -7,20 +7,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { invokeRoute } from '../http/app.js';
-import { type Authenticated, decodeSegment, matchRoute, type Route } from '../http/router.js';
+import {
+  type Authenticated,
+  decodeSegment,
+  type MethodSpec,
+  matchRoute,
+  type Route,
+} from '../http/router.js';
 import type { AdminService } from '../state/admin/admin-service.js';
 import type { Grant } from '../state/admin/key-ring.js';
 import type { SessionService } from '../state/admin/session-service.js';
+import { ADMIN_TOKEN_ACTOR } from '../state/kernel/actors.js';
+import type { Role } from '../state/kernel/model.js';
+import type { BaseOp } from '../state/kernel/ops.js';
+import type { PeopleOp } from '../state/people/ops.js';
+import type { PeopleService } from '../state/people/people-service.js';
 import { adminApiRoutes, adminDocumentRoute } from './document.js';
 import type { OwnOrigins } from './origins.js';
+import { invitationRoute } from './people-routes.js';
+import { identify as identifyRequest, type Principal, roleAtLeast, roleOf } from './principal.js';
 import type { AdminGrant } from './routes.js';
 import type { AdminAuth, Session } from './session.js';
 import { adminUnauthorized, crossOrigin, sessionRoute } from './session-route.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 import type { DashboardAssets } from './static.js';
 
 const PREFIX = '/admin/api/';
 const ENV_SCOPE = /^environments\/([^/]+)\/([^/]+)\/(.+)$/;
-const ADMIN: AdminGrant = { access: 'full' };
+/** The project a route's path names, for the role inside it. */
+const PROJECT_OF = /^(?:environments|projects)\/([^/]+)/;
 
 /** Headers of every admin API answer. */
 const ADMIN_HEADERS: Record<string, string> = {
@@ -28,15 +43,24 @@ const ADMIN_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
 };
 
+/** The grant of the routes answered before any credential is asked for (they check their own). */
+const NOBODY: AdminGrant = {
+  access: 'full',
+  actor: ADMIN_TOKEN_ACTOR,
+  principal: { via: 'adminToken', user: null, actor: ADMIN_TOKEN_ACTOR, by: 'bearer' },
+};
+
 export interface DashboardHandlerDeps {
   auth: AdminAuth;
-  /** Sessions signed out on the server. */
+  /** Sessions from before accounts, signed out on the server. */
   sessions: SessionService;
+  people: PeopleService;
+  throttle: SignInThrottle;
   /** The origins a request's `Origin` must name (CSRF). */
   origins: OwnOrigins;
   admin: AdminService;
   assets: DashboardAssets;
-  /** The admin API's own routes (`./routes.ts`). */
+  /** The admin API's own routes (`./routes.ts`, `./people-routes.ts`). */
   routes: readonly Route<AdminGrant>[];
   /** The flag and webhook routes of `/api/v1`. */
   envRoutes: readonly Route[];
@@ -51,41 +75,75 @@ export type DashboardHandler = ((
 ) => Promise<void> | void | false) & {
   /** The admin API's routes as its document lists them (`./document.ts`). */
   readonly routes: readonly Route<Authenticated>[];
+  /** Follows every committed op (`Applier.onCommitted`): ends the event streams of sessions that ended. */
+  readonly committed: (op: BaseOp) => void;
 };
+
+/** `403` naming the role a request needs. */
+function roleRefused(
+  principal: Principal,
+  needed: Role,
+  action: string,
+  project: string | undefined,
+): ApiError {
+  const has = roleOf(principal, project);
+  const where = project === undefined ? '' : ` in project ${JSON.stringify(project)}`;
+  return new ApiError(
+    403,
+    'FORBIDDEN',
+    `cannot ${action}: needs the ${needed} role${where}; you are ${has === 'admin' ? 'an' : 'a'} ${has}`,
+  );
+}
+
+/** Refuses the request unless its principal's role allows `spec` (`docs/protocol.md` §10.6). */
+function requireRole(
+  principal: Principal,
+  spec: MethodSpec<never> | undefined,
+  project: string | undefined,
+): void {
+  if (!spec) return;
+  const needed = spec.role ?? (spec.readOnly ? 'viewer' : 'editor');
+  if (!roleAtLeast(roleOf(principal, project), needed))
+    throw roleRefused(principal, needed, spec.action, project);
+}
+
+const specOf = <G extends Authenticated>(route: Route<G>, method: string | undefined) =>
+  route.methods[method === 'HEAD' ? 'GET' : (method ?? 'GET')];
 
 /** Answers the dashboard's paths; `false` for any other path (the API's). */
 export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHandler {
-  const { auth, sessions, origins, admin, assets, envRoutes } = deps;
+  const { auth, sessions, people, throttle, origins, admin, assets, envRoutes } = deps;
   const isSameOrigin = (req: IncomingMessage) => origins.matches(req);
   const streams = new SessionStreams();
   sessions.onEnded((id, endedBefore) => streams.end(id, endedBefore));
 
-  /**
-   * How the request is authenticated. A session is checked again against every sign-out
-   * committed so far, by any instance (a settled read), before it is trusted.
-   */
-  async function authenticated(req: IncomingMessage): Promise<'cookie' | 'bearer' | undefined> {
-    const how = auth.authenticate(req);
-    return how === 'cookie' ? sessions.settled(() => auth.authenticate(req)) : how;
-  }
+  /** Who the request is; a session is checked again against every sign-out committed so far, by any instance. */
+  const identify = (req: IncomingMessage): Promise<Principal | undefined> =>
+    identifyRequest(req, {
+      auth,
+      people,
+      legacyLive: (r) => sessions.settled(() => auth.authenticate(r) === 'cookie'),
+    });
 
-  const signIn = sessionRoute({ auth, sessions, isSameOrigin, authenticated });
+  const signIn = sessionRoute({ auth, sessions, people, throttle, isSameOrigin, identify });
+  const accept = invitationRoute({ people, auth, isSameOrigin });
   const document = adminDocumentRoute(() => served);
   const routes = [document, ...deps.routes];
   // What the admin API serves, as its document lists it.
-  const served = adminApiRoutes([signIn, ...routes], envRoutes as readonly Route<Authenticated>[]);
+  const served = adminApiRoutes([signIn, accept, ...routes], envRoutes as readonly Route<Authenticated>[]);
 
   /** An admin API request but the session endpoints. */
   async function adminApi(req: IncomingMessage, res: ServerResponse, path: string, query: string) {
     const rest = path.slice(PREFIX.length).replace(/\/$/, '');
-    const how = await authenticated(req);
-    if (!how) throw adminUnauthorized();
+    const principal = await identify(req);
+    if (!principal) throw adminUnauthorized();
     const changes = req.method !== 'GET' && req.method !== 'HEAD';
-    if (changes && how === 'cookie' && !isSameOrigin(req)) throw crossOrigin();
+    if (changes && principal.by === 'cookie' && !isSameOrigin(req)) throw crossOrigin();
     // The event stream of a session is ended when the session is, by whichever instance.
-    const session = how === 'cookie' && rest === 'events' ? auth.sessionOf(req) : undefined;
-    if (session) streams.add(session, res);
+    if (principal.session && rest === 'events') streams.add(principal.session, res);
     for (const [name, value] of Object.entries(ADMIN_HEADERS)) res.setHeader(name, value);
+    const projectMatch = PROJECT_OF.exec(rest);
+    const project = projectMatch ? decodeSegment(projectMatch[1]!) : undefined;
 
     const scoped = ENV_SCOPE.exec(rest);
     // The admin API's own: keys, history, and the list of flags with their versions (`./routes.ts`).
@@ -94,12 +152,13 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
       const env = admin.environment(decodeSegment(scoped[1]!), decodeSegment(scoped[2]!));
       const match = matchRoute(envRoutes, `/api/v1/${scoped[3]}`);
       if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
+      requireRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
       const grant: Grant = {
         env,
         access: 'full',
         id: 'dashboard',
         source: 'dashboard',
-        actor: { type: 'dashboard' },
+        actor: principal.actor,
         createdAt: null,
         revoked: false,
       };
@@ -107,7 +166,9 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
     }
     const match = matchRoute(routes, `/${rest}`);
     if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
-    return invokeRoute(match.route, match.params, ADMIN, req, res, path, query);
+    requireRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
+    const grant: AdminGrant = { access: 'full', actor: principal.actor, principal };
+    return invokeRoute(match.route, match.params, grant, req, res, path, query);
   }
 
   const handle = (
@@ -120,13 +181,26 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       return assets.serve(req, res, path) ? undefined : false;
     }
-    if (path.slice(PREFIX.length).replace(/\/$/, '') === 'session') {
+    const rest = path.slice(PREFIX.length).replace(/\/$/, '');
+    if (rest === 'session' || rest === 'invitations/accept') {
       for (const [name, value] of Object.entries(ADMIN_HEADERS)) res.setHeader(name, value);
-      return invokeRoute(signIn, {}, ADMIN, req, res, path, query);
+      return invokeRoute(rest === 'session' ? signIn : accept, {}, NOBODY, req, res, path, query);
     }
     return adminApi(req, res, path, query);
   };
-  return Object.assign(handle, { routes: served });
+
+  /** Ends the event streams of sessions that ended: signed out, or their user disabled or removed. */
+  const committed = (op: BaseOp): void => {
+    const ended = endedSessionsOf(op as PeopleOp);
+    for (const id of ended) streams.end(id, undefined);
+  };
+  return Object.assign(handle, { routes: served, committed });
+}
+
+/** The sessions an op ends (read after it is applied: a removed user's are gone already, so by their ids in the op). */
+function endedSessionsOf(op: PeopleOp): string[] {
+  if (op.t === 'logout') return [op.id];
+  return [];
 }
 
 /** Open event streams, by the session that authenticated them. */

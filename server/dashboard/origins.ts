@@ -71,6 +71,16 @@ export class OwnOrigins {
     return [...this.#origins];
   }
 
+  /**
+   * The origin a link sent to a person starts with (an invitation): the public URL; else the
+   * request's own `Origin` when it is one of the server's; else the first the server answers at.
+   */
+  linkOrigin(req: IncomingMessage): string {
+    if (this.#publicOrigin !== undefined) return this.#publicOrigin;
+    if (this.matches(req)) return originOf(req.headers.origin as string)!;
+    return [...this.#origins][0] ?? 'http://localhost';
+  }
+
   /** Whether the request's `Origin` is one of the server's own: same scheme, host and port. */
   matches(req: IncomingMessage): boolean {
     const header = req.headers.origin;

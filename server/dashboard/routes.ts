@@ -26,10 +26,11 @@ import type { CopyService } from '../state/copy/copy-service.js';
 import type { FlagService } from '../state/flags/flag-service.js';
 import { toFlag } from '../state/flags/representation.js';
 import type { Ledger } from '../state/kernel/ledger.js';
-import type { Environment } from '../state/kernel/model.js';
+import type { Actor, Environment } from '../state/kernel/model.js';
 import type { StreamHub } from '../stream/hub.js';
 import { evaluateRoutes } from './evaluate.js';
 import type { AdminEvents } from './events.js';
+import type { Principal } from './principal.js';
 import { historyQuery, validateNewApiKey, validateNewKey } from './validate.js';
 
 const NO_ENV = errorAnswer('`NOT_FOUND`: no such project or environment');
@@ -40,9 +41,11 @@ const EVENT_STREAM = Type.String({
     'Server-sent events: `streams` first and as they move (data: a `StreamCounts`), `change` for every committed flag change (data: an `AdminChangeEvent`), `structure` when projects, environments or keys change (`{}`), and `ping` (`{}`).',
 });
 
-/** The dashboard's admin: full access, across environments. */
+/** An admin API request's grant: who it is (`./principal.ts`), acting across environments as their role allows. */
 export interface AdminGrant {
   access: 'full';
+  actor: Actor;
+  principal: Principal;
 }
 
 export interface AdminRouteDeps {
@@ -100,6 +103,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
       {
         POST: {
           readOnly: false,
+          role: 'admin',
           body: true,
           action: 'create projects',
           doc: {
@@ -124,6 +128,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
       {
         POST: {
           readOnly: false,
+          role: 'admin',
           body: true,
           action: 'create environments',
           doc: {
@@ -162,6 +167,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
         },
         POST: {
           readOnly: false,
+          role: 'admin',
           body: true,
           action: 'create keys',
           doc: {
@@ -184,6 +190,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
       {
         DELETE: {
           readOnly: false,
+          role: 'admin',
           body: false,
           action: 'revoke keys',
           doc: {

@@ -19,24 +19,36 @@ export interface Session {
   id: string;
   /** Epoch seconds. */
   expires: number;
+  /**
+   * Signed with the people key (a person's session, `../state/people/`), not the admin token's:
+   * changing the admin token ends its own sessions, not people's.
+   */
+  person?: boolean;
 }
 
 /** Whether a session was ended on the server (`SessionService.isEnded`). */
 export type EndedCheck = (id: string, expires: number) => boolean;
 
-const SESSION_FORM = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+/** A session kept on the server has an id of `u` and 22 characters; one from before accounts, 22 characters. */
+const SESSION_FORM = /^(\d{1,12})\.(u?[A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+
+/** Whether a session id names a session kept on the server (`../state/people/`). */
+export const isKeptSession = (id: string): boolean => id.length === 23 && id.startsWith('u');
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text).digest();
 
 export class AdminAuth {
   readonly #tokenDigest: Buffer;
   readonly #sessionKey: Buffer;
+  readonly #peopleKey: Buffer;
   readonly #ended: EndedCheck;
 
   /** `ended` tells a session signed out on the server (none, without it). */
-  constructor(token: string, ended: EndedCheck = () => false) {
+  /** `peopleSecret`: the server's own secret that people's session cookies are signed with. */
+  constructor(token: string, ended: EndedCheck = () => false, peopleSecret = token) {
     this.#tokenDigest = sha256(token);
     this.#sessionKey = sha256(`flagwire-admin-session\0${token}`);
+    this.#peopleKey = sha256(`flagwire-people-session\0${peopleSecret}`);
     this.#ended = ended;
   }
 
@@ -52,9 +64,18 @@ export class AdminAuth {
 
   /** A new session cookie's `Set-Cookie` value, with a new random id. */
   newSessionCookie(nowMs = Date.now()): string {
-    const signed = `${AdminAuth.expiryAt(nowMs)}.${randomBytes(16).toString('base64url')}`;
-    const value = `${signed}.${this.#mac(signed)}`;
-    return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${SESSION_SECONDS}`;
+    return this.cookieOf(
+      { id: randomBytes(16).toString('base64url'), expires: AdminAuth.expiryAt(nowMs) },
+      nowMs,
+    );
+  }
+
+  /** The `Set-Cookie` value naming `session` (one kept on the server: `../state/people/`). */
+  cookieOf(session: Session, nowMs = Date.now()): string {
+    const signed = `${session.expires}.${session.id}`;
+    const value = `${signed}.${this.#mac(signed, session.person === true)}`;
+    const maxAge = Math.max(0, session.expires - Math.floor(nowMs / 1000));
+    return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`;
   }
 
   static clearCookie(): string {
@@ -75,21 +96,27 @@ export class AdminAuth {
     const [, expires, id, mac] = parts as unknown as [string, string, string, string];
     if (Number(expires) * 1000 <= nowMs) return undefined;
     const presented = Buffer.from(mac);
-    const expected = Buffer.from(this.#mac(`${expires}.${id}`));
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return undefined;
-    return { id, expires: Number(expires) };
+    const signedBy = (person: boolean) => {
+      const expected = Buffer.from(this.#mac(`${expires}.${id}`, person));
+      return presented.length === expected.length && timingSafeEqual(presented, expected);
+    };
+    if (signedBy(false)) return { id, expires: Number(expires) };
+    if (isKeptSession(id) && signedBy(true)) return { id, expires: Number(expires), person: true };
+    return undefined;
   }
 
   /** How the request is authenticated: by a session not ended, by the token as a bearer, or not. */
   authenticate(req: IncomingMessage, nowMs = Date.now()): 'cookie' | 'bearer' | undefined {
     if (this.isBearer(req)) return 'bearer';
     const session = this.sessionOf(req, nowMs);
-    if (session && !this.#ended(session.id, session.expires)) return 'cookie';
+    if (session && !session.person && !this.#ended(session.id, session.expires)) return 'cookie';
     return undefined;
   }
 
-  #mac(text: string): string {
-    return createHmac('sha256', this.#sessionKey).update(text).digest('base64url');
+  #mac(text: string, person = false): string {
+    return createHmac('sha256', person ? this.#peopleKey : this.#sessionKey)
+      .update(text)
+      .digest('base64url');
   }
 }
 

@@ -34,6 +34,11 @@ export interface MethodSpec<G extends Authenticated = Grant> {
   maxBodyBytes?: number;
   /** For the 403 message: "cannot <action>". */
   action: string;
+  /**
+   * In the admin API, the least role that may call it (`docs/protocol.md` §10.6): by default
+   * `viewer` for a method a read-only key may call, `editor` for any other.
+   */
+  role?: 'viewer' | 'editor' | 'admin';
   /** What the OpenAPI document says of it (`./openapi.ts`). */
   doc?: OperationDoc;
 }

@@ -15,13 +15,14 @@ import { Domains } from './kernel/domain.js';
 import type { MemoryState } from './kernel/model.js';
 import type { KernelOp } from './kernel/ops.js';
 import * as snapshots from './kernel/snapshot.js';
+import { type PeopleOp, type PeopleSnapshot, peopleDomain } from './people/ops.js';
 import { type SegmentOp, type SegmentsSnapshot, segmentsDomain } from './segments/ops.js';
 import type { UsageOp } from './usage/model.js';
 import { type UsageSnapshotPart, usageDomain } from './usage/state.js';
 import { type WebhookOp, type WebhooksSnapshot, webhooksDomain } from './webhooks/ops.js';
 
 /** Every op the store records: the kernel's and each domain's. */
-export type Op = KernelOp | FlagOp | SegmentOp | CopyOp | WebhookOp | AdminOp | UsageOp;
+export type Op = KernelOp | FlagOp | SegmentOp | CopyOp | WebhookOp | AdminOp | UsageOp | PeopleOp;
 
 /** The domains, in the order their parts of a snapshot are written. */
 export const DOMAINS = new Domains<Op, FlagCommit>([
@@ -31,6 +32,7 @@ export const DOMAINS = new Domains<Op, FlagCommit>([
   webhooksDomain,
   adminDomain,
   usageDomain,
+  peopleDomain,
 ]);
 
 /** Applies one op to the in-memory state; used both live and when replaying the log. */
@@ -54,7 +56,7 @@ export interface EnvSnapshot
     UsageSnapshotPart {}
 
 /** What spans environments, as a snapshot holds it: the part of scope `''`. */
-export interface SharedSnapshot extends snapshots.KernelSharedSnapshot, AdminSnapshot {}
+export interface SharedSnapshot extends snapshots.KernelSharedSnapshot, AdminSnapshot, PeopleSnapshot {}
 
 /** JSON form of the whole state, written by compaction. */
 export interface SnapshotData extends SharedSnapshot {

@@ -23,7 +23,7 @@ export async function adminCaller(server: FlagwireServer): Promise<AdminCaller> 
     return fetch(`${base}${path}`, init);
   };
   const signIn = await send('POST', '/session', { token: server.adminToken }, { origin });
-  if (signIn.status !== 204) throw new Error(`sign-in answered ${signIn.status}`);
+  if (signIn.status !== 200) throw new Error(`sign-in answered ${signIn.status}`);
   const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
   return {
     cookie,

@@ -9,7 +9,7 @@ import { checked, validationError } from '../../errors.js';
 import type { AdminService, ProjectView as StoredProjectView } from '../../state/admin/admin-service.js';
 import type { LifecycleService } from '../../state/admin/lifecycle-service.js';
 import type { CopyService } from '../../state/copy/copy-service.js';
-import type { Environment } from '../../state/kernel/model.js';
+import type { Actor, Environment } from '../../state/kernel/model.js';
 import { errorAnswer, ok } from '../openapi.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';
@@ -48,7 +48,9 @@ function copyBody(admin: AdminService, body: unknown, apply: boolean) {
 const MANAGED = '`CONFIG_MANAGED`: the config file or the default set-up names it';
 const COPY_404 = errorAnswer('`NOT_FOUND`: no such environment, or a flag named is not in `from`');
 
-export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDeps): Route<G>[] {
+export function lifecycleRoutes<G extends Authenticated & { actor: Actor }>(
+  deps: LifecycleRouteDeps,
+): Route<G>[] {
   const { admin, lifecycle, copies, envView, projectView } = deps;
   return [
     defineRoute<G>(
@@ -56,6 +58,7 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
       {
         PATCH: {
           readOnly: false,
+          role: 'admin',
           body: true,
           action: 'rename projects',
           doc: {
@@ -72,6 +75,7 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
         },
         DELETE: {
           readOnly: false,
+          role: 'admin',
           body: false,
           action: 'delete projects',
           doc: {
@@ -95,6 +99,7 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
       {
         PATCH: {
           readOnly: false,
+          role: 'admin',
           body: true,
           action: 'rename environments',
           doc: {
@@ -113,6 +118,7 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
         },
         DELETE: {
           readOnly: false,
+          role: 'admin',
           body: false,
           action: 'delete environments',
           doc: {
@@ -136,6 +142,7 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
       {
         POST: {
           readOnly: false,
+          role: 'viewer',
           body: true,
           action: 'copy flags',
           doc: {
@@ -171,8 +178,8 @@ export function lifecycleRoutes<G extends Authenticated>(deps: LifecycleRouteDep
               ),
             },
           },
-          handler: async ({ res, body }) => {
-            const done: CopyPreview = await copies.apply(copyBody(admin, body, true), { type: 'dashboard' });
+          handler: async ({ res, body, grant }) => {
+            const done: CopyPreview = await copies.apply(copyBody(admin, body, true), grant.actor);
             sendJson(res, 200, done);
           },
         },

@@ -147,9 +147,9 @@ export class AdminService {
       .filter((g) => g.env === env)
       .map((g) => ({
         id: g.id,
-        name: g.actor.type === 'api-key' ? (g.actor.name ?? null) : null,
+        name: g.name ?? null,
         access: g.access,
-        hint: g.actor.type === 'api-key' ? g.actor.hint : '',
+        hint: g.actor.hint ?? '',
         source: g.source,
         createdAt: g.createdAt,
         revocable: g.source !== 'config',

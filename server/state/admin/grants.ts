@@ -1,5 +1,6 @@
 /** The key ring's grants of an environment's stored keys (`docs/protocol.md` §10.3). */
 
+import { apiKeyActor } from '../kernel/actors.js';
 import type { Access, Environment, StoredApiKey } from '../kernel/model.js';
 import { type Grant, grantOfKey } from './key-ring.js';
 
@@ -10,9 +11,8 @@ export function storedGrant(env: Environment, stored: StoredApiKey): Grant {
     access: stored.access,
     id: stored.id,
     source: 'dashboard',
-    actor: stored.name
-      ? { type: 'api-key', hint: stored.hint, name: stored.name }
-      : { type: 'api-key', hint: stored.hint },
+    actor: apiKeyActor(stored.id, stored.hint, stored.name),
+    name: stored.name,
     createdAt: stored.createdAt,
     revoked: false,
   };

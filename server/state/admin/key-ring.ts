@@ -9,6 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PATTERN } from '../../../src/core/limits.js';
+import { apiKeyActor } from '../kernel/actors.js';
 import type { Access, Actor, Environment } from '../kernel/model.js';
 
 /** Where an accepted key comes from (`docs/protocol.md` §10.3). */
@@ -22,6 +23,8 @@ export interface Grant {
   source: KeySource;
   /** Who the history names for changes made with this key. */
   actor: Actor;
+  /** The key's name, when it was given one (keys made in the dashboard). */
+  name?: string | null;
   createdAt: string | null;
   /** Set when the key is revoked; a revoked grant opens nothing. */
   revoked: boolean;
@@ -46,7 +49,7 @@ export function grantOfKey(
     access,
     id: keyIdOf(digest),
     source,
-    actor: { type: 'api-key', hint: keyHint(key) },
+    actor: apiKeyActor(keyIdOf(digest), keyHint(key)),
     createdAt: null,
     revoked: false,
   };

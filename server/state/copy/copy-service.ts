@@ -9,6 +9,7 @@
  */
 import type { PatternCheck } from '../../../src/core/targeting/validate.js';
 import { ApiError } from '../../errors.js';
+import { ADMIN_TOKEN_ACTOR } from '../kernel/actors.js';
 import { nameOf } from '../kernel/env-names.js';
 import type { Ledger } from '../kernel/ledger.js';
 import type { Actor, Environment, MemoryState } from '../kernel/model.js';
@@ -43,10 +44,7 @@ export class CopyService {
   /** What copying would do, as of now; writes nothing. */
   async preview(request: CopyRequest): Promise<CopyPreview> {
     await this.#ledger.readSettled(request.source.id, () => undefined);
-    return this.#ledger.readSettled(
-      request.target.id,
-      () => this.#plan(request, { type: 'dashboard' }).preview,
-    );
+    return this.#ledger.readSettled(request.target.id, () => this.#plan(request, ADMIN_TOKEN_ACTOR).preview);
   }
 
   /** Copies; answers what it did, `to.revision` being the target's revision after it. */

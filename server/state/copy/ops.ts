@@ -6,6 +6,7 @@
  */
 
 import { recordHistory } from '../flags/history.js';
+import { actorOf } from '../kernel/actors.js';
 import type { Domain } from '../kernel/domain.js';
 import type { Actor, HistoryEntry } from '../kernel/model.js';
 
@@ -22,7 +23,15 @@ export const copyDomain: Domain<CopyOp> = {
     for (const flag of op.flags)
       recordHistory(
         env,
-        { revision: op.rev, at: op.at, flag, action: 'copied', changes: [], actor: op.by, copiedTo: op.to },
+        {
+          revision: op.rev,
+          at: op.at,
+          flag,
+          action: 'copied',
+          changes: [],
+          actor: actorOf(op.by),
+          copiedTo: op.to,
+        },
         db,
       );
   },

@@ -31,5 +31,6 @@ export function flagEvent(before: StoredFlag | null, after: StoredFlag | null): 
 
 /** The deliveries a flag change commits with it: its event's, to each subscribed webhook. */
 export function flagDeliveries(change: FlagCommit): WebhookOp[] {
-  return planDeliveries(change.env, flagEvent(change.before, change.after), change.at);
+  const event = flagEvent(change.before, change.after);
+  return planDeliveries(change.env, { ...event, data: { ...event.data, actor: change.actor } }, change.at);
 }

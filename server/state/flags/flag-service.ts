@@ -7,6 +7,7 @@
 import type { PatternCheck } from '../../../src/core/targeting/validate.js';
 import type { AnyFlagType, CreateFlagInput, Flag, UpdateFlagInput } from '../../../src/core/types.js';
 import { ApiError, flagNotFound } from '../../errors.js';
+import { CONFIG_ACTOR } from '../kernel/actors.js';
 import { decide, type Ledger, type Plan } from '../kernel/ledger.js';
 import type { Actor, Environment, HistoryEntry, StoredFlag } from '../kernel/model.js';
 import { type Expected, requireVersion, type Versioned } from '../kernel/preconditions.js';
@@ -76,7 +77,7 @@ export class FlagService {
     await this.#write(env.id, () =>
       env.flags.has(input.key)
         ? { ops: [], result: undefined }
-        : this.#insertFlag(env, input, input.enabled, { type: 'config' }),
+        : this.#insertFlag(env, input, input.enabled, CONFIG_ACTOR),
     );
   }
 

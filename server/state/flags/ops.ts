@@ -5,6 +5,8 @@
  * (`FlagCommit`, built once, here, from the op) is what the SDK stream, the OFREP and dashboard
  * streams follow. The domain's parts of snapshots: the flags and the history.
  */
+
+import { actorOf } from '../kernel/actors.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
 import type {
   Actor,
@@ -16,9 +18,6 @@ import type {
 } from '../kernel/model.js';
 import { envOf } from '../kernel/ops.js';
 import { boundHistory, historyEntry, recordHistory } from './history.js';
-
-/** Changes from before the history recorded actors were made through an API key. */
-export const UNKNOWN_ACTOR: Actor = { type: 'api-key', hint: 'unknown' };
 
 export type FlagOp =
   | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor; copiedFrom?: string }
@@ -50,7 +49,7 @@ export function flagCommitOf(env: Environment, op: FlagOp, before: StoredFlag | 
     before,
     after: op.t === 'flag' ? op.flag : null,
     at: op.t === 'flag' ? op.flag.updatedAt : (op.at ?? before?.updatedAt ?? new Date(0).toISOString()),
-    actor: op.by ?? UNKNOWN_ACTOR,
+    actor: actorOf(op.by),
   };
 }
 
@@ -88,7 +87,7 @@ export function applyChange<T extends { updatedAt: string }>(
   if (op.rev > env.revision) {
     if (before || after) {
       const at = after?.updatedAt ?? op.at ?? before!.updatedAt;
-      const entry = entryOf(op.rev, at, before, after, op.by ?? UNKNOWN_ACTOR);
+      const entry = entryOf(op.rev, at, before, after, actorOf(op.by));
       if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
       recordHistory(env, entry, db);
     }
@@ -143,7 +142,8 @@ export const flagsDomain: Domain<FlagOp, FlagCommit> = {
   envFromPart(env, piece: Piece) {
     const part = piece as unknown as FlagsSnapshot;
     env.flags = new Map(part.flags.map((f) => [f.key, f]));
-    env.history = part.history ?? [];
+    // Entries written before accounts existed name their actor in an older form (`../kernel/actors.ts`).
+    env.history = (part.history ?? []).map((entry) => ({ ...entry, actor: actorOf(entry.actor) }));
   },
 
   restored(env, db) {

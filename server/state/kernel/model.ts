@@ -128,8 +128,10 @@ export type EventPayload =
       action: 'created' | 'updated' | 'deleted' | 'test';
       flag: { key: string; type: string; enabled: boolean; percentage?: number; description: string | null };
       previous?: Record<string, unknown>;
+      /** Who made the change (`docs/protocol.md` §10.6); a test event has none. */
+      actor?: Actor;
     }
-  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary };
+  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary; actor?: Actor };
 
 /** A segment in a `segment.updated` event: its key, description and sizes, never its user keys. */
 export interface SegmentSummary {
@@ -224,6 +226,75 @@ export interface EnvName {
   environment: string;
 }
 
+/** A person's role (`docs/protocol.md` §10.6): globally, or inside one project. */
+export type Role = 'admin' | 'editor' | 'viewer';
+
+/** How a session or a request was signed in (`GET /admin/api/session`'s `via`). */
+export type SignedInVia = 'password' | 'oidc' | 'token' | 'adminToken';
+
+/** A person with an account (`../people/`). */
+export interface StoredUser {
+  /** `usr_` + 16 random hex characters. */
+  id: string;
+  /** Lower-cased, trimmed: the key people sign in by. */
+  email: string;
+  name: string;
+  role: Role;
+  /** Roles inside projects, by project key: each replaces `role` there. */
+  projects: Record<string, Role>;
+  disabled: boolean;
+  /** The scrypt hash (`../people/password.ts`), `null` until the invitation is accepted (or SSO only). */
+  password: string | null;
+  /** The identity provider's issuer and subject, once signed in through single sign-on. */
+  oidc: { issuer: string; subject: string } | null;
+  createdAt: string;
+}
+
+/** An invitation not used yet: the SHA-256 of its token (the link holds the token). */
+export interface StoredInvitation {
+  /** Hex SHA-256 of the token. */
+  digest: string;
+  user: string;
+  /** Epoch milliseconds. */
+  expires: number;
+}
+
+/** A session kept on the server (`../people/`), named by its cookie. */
+export interface StoredSession {
+  /** `u` + 22 characters of base64url. */
+  id: string;
+  /** The user signed in; `null` for the admin token. */
+  user: string | null;
+  via: SignedInVia;
+  /** Epoch seconds: made, last seen (at most a few minutes stale), and the absolute end. */
+  createdAt: number;
+  seen: number;
+  expires: number;
+}
+
+/** A personal access token: only its digest is kept. */
+export interface StoredToken {
+  /** `pat_` + 16 hex characters. */
+  id: string;
+  user: string;
+  name: string;
+  /** Hex SHA-256 of the token. */
+  digest: string;
+  createdAt: string;
+  /** ISO 8601, or `null`: it does not expire. */
+  expiresAt: string | null;
+}
+
+/** People, their invitations, sessions and tokens: what spans environments (scope `''`). */
+export class People {
+  readonly users = new Map<string, StoredUser>();
+  readonly invitations = new Map<string, StoredInvitation>();
+  readonly sessions = new Map<string, StoredSession>();
+  readonly tokens = new Map<string, StoredToken>();
+  /** Token ids by digest: how a presented token is found (kept by the domain's ops). */
+  readonly tokenIds = new Map<string, string>();
+}
+
 /** What memory keeps of ended dashboard sessions (`../admin/sessions.ts`), with what spans environments. */
 export interface EndedSessions {
   /** Ended session ids, with their expiry (epoch seconds). */
@@ -248,6 +319,8 @@ export class MemoryState extends Map<string, Environment> {
   streamSecret: string | undefined;
   /** Dashboard sessions ended on the server (`../admin/sessions.ts`), kept until their own expiry. */
   readonly endedSessions: EndedSessions = { ids: new Map(), endedBefore: 0 };
+  /** Accounts, invitations, sessions and personal tokens (`../people/`). */
+  readonly people = new People();
   /** How many history entries an environment keeps. */
   historyLimit = 10_000;
   /** How many bytes of JSON an environment's history entries may take (`../flags/history.ts`). */

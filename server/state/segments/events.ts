@@ -28,5 +28,6 @@ export function segmentEvent(before: StoredSegment | null, after: StoredSegment 
 /** The deliveries a segment change (`segmentCommitOf`) commits with it: to each subscribed webhook. */
 export function segmentDeliveries(change: FlagCommit): WebhookOp[] {
   const { before, after } = change.segment!;
-  return planDeliveries(change.env, segmentEvent(before, after), change.at);
+  const event = segmentEvent(before, after);
+  return planDeliveries(change.env, { ...event, data: { ...event.data, actor: change.actor } }, change.at);
 }

@@ -7,7 +7,8 @@
  */
 
 import { segmentHistoryEntry } from '../flags/history.js';
-import { applyChange, type FlagCommit, UNKNOWN_ACTOR } from '../flags/ops.js';
+import { applyChange, type FlagCommit } from '../flags/ops.js';
+import { actorOf } from '../kernel/actors.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
 import type { Actor, Environment, StoredSegment } from '../kernel/model.js';
 
@@ -19,7 +20,7 @@ export type SegmentOp =
 export function segmentCommitOf(env: Environment, op: SegmentOp, before: StoredSegment | null): FlagCommit {
   const after = op.t === 'segment' ? op.segment : null;
   const at = op.t === 'segment' ? op.segment.updatedAt : op.at;
-  const actor = op.by ?? UNKNOWN_ACTOR;
+  const actor = actorOf(op.by);
   return { env, revision: op.rev, before: null, after: null, at, actor, segment: { before, after } };
 }
 

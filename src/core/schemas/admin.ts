@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { FLAG_KEY_MAX_LENGTH, FLAG_KEY_PATTERN } from '../limits.js';
 import { Json, Nullable, Timestamp } from './common.js';
 import { Flag, UpdateFlagInput } from './flags.js';
+import { PasswordSignIn, SessionUser, SignedInVia, TokenSignIn } from './people.js';
 import { UsageCountReason } from './sdk.js';
 
 /** A key as flags have them (§3.1): the key of a project, an environment, a flag. */
@@ -32,16 +33,18 @@ const EnvName = (description: string) =>
     errorMessage: 'must be "PROJECT/ENVIRONMENT", e.g. "acme/staging"',
   });
 
-export const SessionInput = Type.Object(
-  { token: Type.String({ description: 'The admin token.' }) },
-  {
-    $id: 'SessionInput',
-    description: '`POST /admin/api/session`: the admin token, exchanged for the session cookie (`204`).',
-  },
-);
+export const SessionInput = Type.Union([PasswordSignIn, TokenSignIn], {
+  $id: 'SessionInput',
+  description:
+    '`POST /admin/api/session`: an e-mail address and password, or the admin token, exchanged for the session cookie.',
+});
 
 export const SessionAnswer = Type.Object(
-  { signedIn: Type.Literal(true) },
+  {
+    signedIn: Type.Literal(true),
+    user: Nullable(SessionUser, { description: 'The person; `null` for the admin token.' }),
+    via: SignedInVia,
+  },
   { $id: 'SessionAnswer', description: '`GET /admin/api/session` while signed in (else `401`).' },
 );
 
@@ -154,20 +157,43 @@ export const CreatedApiKey = Type.Composite(
   },
 );
 
-export const Actor = Type.Union(
+export const ActorType = Type.Union(
   [
-    Type.Object({
-      type: Type.Literal('api-key'),
-      hint: Type.String(),
-      name: Type.Optional(Type.String()),
-    }),
-    Type.Object({ type: Type.Literal('dashboard') }),
-    Type.Object({ type: Type.Literal('config') }),
+    Type.Literal('user'),
+    Type.Literal('token'),
+    Type.Literal('apiKey'),
+    Type.Literal('adminToken'),
+    Type.Literal('system'),
   ],
+  {
+    $id: 'ActorType',
+    description:
+      'Who made a change: a signed-in `user`, a personal access `token` (acting as its user), an environment `apiKey`, the `adminToken`, or the `system` (the config file, a scheduled change).',
+  },
+);
+
+export const Actor = Type.Object(
+  {
+    type: ActorType,
+    id: Type.String({
+      description:
+        "The actor's id: a user's or a token's id, an API key's hint, `admin-token`, or what the system acted as (`config`).",
+    }),
+    name: Type.String({ description: 'How the actor reads on screen: a display name, a key or token name.' }),
+    hint: Type.Optional(
+      Type.String({ description: "An API key's hint (`fw_live_…` and its last four characters)." }),
+    ),
+    user: Type.Optional(
+      Type.Object(
+        { id: Type.String(), name: Type.String() },
+        { description: 'The user a personal access token acts as.' },
+      ),
+    ),
+  },
   {
     $id: 'Actor',
     description:
-      'Through which credential a change was made: an API key (by its hint), the dashboard, the config file.',
+      'Who made a change (`docs/protocol.md` §10.6): a user, a personal token and its user, an API key, the admin token, or the system.',
   },
 );
 

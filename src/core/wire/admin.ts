@@ -5,21 +5,28 @@
 
 import type { JsonValue } from '../json-value.js';
 import type { Flag, UpdateFlagInput } from './flags.js';
+import type { SessionUser, SignedInVia } from './people.js';
 import type { UsageCountReason } from './sdk.js';
 
-/** Through which credential a change was made: an API key (by its hint), the dashboard, the config file. */
-export type Actor =
-  | {
-      type: 'api-key';
-      hint: string;
-      name?: string;
-    }
-  | {
-      type: 'dashboard';
-    }
-  | {
-      type: 'config';
-    };
+/** Who made a change (`docs/protocol.md` §10.6): a user, a personal token and its user, an API key, the admin token, or the system. */
+export interface Actor {
+  /** Who made a change: a signed-in `user`, a personal access `token` (acting as its user), an environment `apiKey`, the `adminToken`, or the `system` (the config file, a scheduled change). */
+  type: ActorType;
+  /** The actor's id: a user's or a token's id, an API key's hint, `admin-token`, or what the system acted as (`config`). */
+  id: string;
+  /** How the actor reads on screen: a display name, a key or token name. */
+  name: string;
+  /** An API key's hint (`fw_live_…` and its last four characters). */
+  hint?: string;
+  /** The user a personal access token acts as. */
+  user?: {
+    id: string;
+    name: string;
+  };
+}
+
+/** Who made a change: a signed-in `user`, a personal access `token` (acting as its user), an environment `apiKey`, the `adminToken`, or the `system` (the config file, a scheduled change). */
+export type ActorType = 'user' | 'token' | 'apiKey' | 'adminToken' | 'system';
 
 /** `event: change`: a committed flag change in environment `env` (`PROJECT/ENVIRONMENT`). */
 export interface AdminChangeEvent {
@@ -187,7 +194,7 @@ export interface HistoryEntry {
   /** `copied`: the flag was copied to another environment (`copiedTo`); nothing changed here. */
   action: 'created' | 'updated' | 'deleted' | 'copied';
   changes: HistoryChange[];
-  /** Through which credential a change was made: an API key (by its hint), the dashboard, the config file. */
+  /** Who made a change (`docs/protocol.md` §10.6): a user, a personal token and its user, an API key, the admin token, or the system. */
   actor: Actor;
   /** The change came from copying flags: from `PROJECT/ENVIRONMENT`. */
   copiedFrom?: string;
@@ -266,13 +273,22 @@ export interface Served {
 /** `GET /admin/api/session` while signed in (else `401`). */
 export interface SessionAnswer {
   signedIn: true;
+  /** The person; `null` for the admin token. */
+  user: SessionUser | null;
+  /** How the request is signed in: a password, single sign-on, a personal token, the admin token. */
+  via: SignedInVia;
 }
 
-/** `POST /admin/api/session`: the admin token, exchanged for the session cookie (`204`). */
-export interface SessionInput {
-  /** The admin token. */
-  token: string;
-}
+/** `POST /admin/api/session`: an e-mail address and password, or the admin token, exchanged for the session cookie. */
+export type SessionInput =
+  | {
+      email: string;
+      password: string;
+    }
+  | {
+      /** The admin token. */
+      token: string;
+    };
 
 /** `event: streams`: the open SDK streams per environment (`PROJECT/ENVIRONMENT`). */
 export type StreamCounts = Record<string, number>;

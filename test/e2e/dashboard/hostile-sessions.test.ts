@@ -89,7 +89,7 @@ function openEvents(server: FlagwireServer, cookie: string): Promise<{ ended: Pr
 /** Signs in with the admin token from `origin`; answers the cookie (`name=value`). */
 async function signIn(server: FlagwireServer, origin = server.url): Promise<string> {
   const res = await send(portOf(server), 'POST', '/admin/api/session', { origin }, { token: TOKEN });
-  expect(res.status).toBe(204);
+  expect(res.status).toBe(200);
   return String(res.headers['set-cookie']).split(';')[0]!;
 }
 
@@ -422,7 +422,7 @@ describe('flagwire-server --public-url', () => {
         const port = Number(new URL(run.url).port);
         const from = (origin: string) =>
           send(port, 'POST', '/admin/api/session', { origin }, { token: TOKEN });
-        expect((await from(PUBLIC)).status).toBe(204);
+        expect((await from(PUBLIC)).status).toBe(200);
         expect((await from(run.url)).status).toBe(403);
       } finally {
         run.child.kill('SIGTERM');

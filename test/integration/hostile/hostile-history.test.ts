@@ -202,7 +202,7 @@ describe('the running total of a history', () => {
     flag: 'f',
     action: 'updated',
     changes: [{ field: 'description', from: null, to: 'x'.repeat(200) }],
-    actor: { type: 'dashboard' },
+    actor: { type: 'system', id: 's', name: 's' },
   });
   const stateWithEnv = () => {
     const db = new MemoryState();

@@ -133,7 +133,7 @@ describe('the copy', () => {
     expect(targetHistory.map((e: Json) => e.flag)).toContain('segment:beta');
     const sourceHistory = await sendOk(admin, 'GET', `${staging}/history?flag=color`, undefined);
     expect(sourceHistory[0]).toMatchObject({ flag: 'color', action: 'copied', copiedTo: TO, changes: [] });
-    expect(sourceHistory[0].actor).toEqual({ type: 'dashboard' });
+    expect(sourceHistory[0].actor).toEqual({ type: 'adminToken', id: 'admin-token', name: 'admin token' });
   });
 
   it('answers changed with the fields, unchanged, and keeps the target segment as it is', async () => {

@@ -307,6 +307,7 @@ describe('webhooks', () => {
       expect(segment.json.type).toBe('segment.updated');
       expect(segment.json.data).toEqual({
         action: 'created',
+        actor: expect.objectContaining({ type: 'apiKey' }),
         segment: { key: 'hooked', description: null, includedCount: 1, excludedCount: 0, ruleCount: 1 },
       });
       expect(segment.body).not.toContain('secret-user');

@@ -70,8 +70,8 @@ async function stack(): Promise<Stack> {
   return s;
 }
 
-const ACTOR: Actor = { type: 'api-key', hint: 'fw_live_…test' };
-const DASHBOARD: Actor = { type: 'dashboard' };
+const ACTOR: Actor = { type: 'apiKey', id: 'fw_live_…test', name: 'API key fw_live_…test', hint: 'fw_live_…test' };
+const DASHBOARD: Actor = { type: 'adminToken', id: 'admin-token', name: 'admin token' };
 
 /** The ApiError `promise` rejects with: its status and stable code. */
 async function refusal(
@@ -350,7 +350,7 @@ describe('FlagService', () => {
     const { flags, env } = await withEnv();
     await flags.seedFlag(env, { key: 'seeded', type: 'boolean', enabled: true });
     expect(env.flags.get('seeded')).toMatchObject({ enabled: true, version: 1 });
-    expect(env.history.at(-1)).toMatchObject({ action: 'created', actor: { type: 'config' } });
+    expect(env.history.at(-1)).toMatchObject({ action: 'created', actor: { type: 'system', id: 'config' } });
     await flags.updateFlag(env, 'seeded', { enabled: false }, ACTOR);
     await flags.seedFlag(env, { key: 'seeded', type: 'boolean', enabled: true });
     expect(env.flags.get('seeded')).toMatchObject({ enabled: false, version: 2 });

@@ -191,7 +191,7 @@ const flagOp = (env: string, rev: number, key: string, description: string | nul
   env,
   rev,
   flag: storedFlag(key, rev, description),
-  by: { type: 'dashboard' },
+  by: { type: 'adminToken', id: 'admin-token', name: 'admin token' },
 });
 
 /** Creates environment `id` (its scope is its id). */

@@ -108,7 +108,7 @@ describe('lifecycle ops', () => {
       to: 'shop/prod',
       flags: ['a'],
       at: '2026-01-01T00:00:00.000Z',
-      by: { type: 'dashboard' },
+      by: { type: 'adminToken', id: 'admin-token', name: 'admin token' },
     };
     applyOp(db, op);
     applyOp(db, op);

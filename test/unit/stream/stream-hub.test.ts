@@ -92,7 +92,7 @@ describe('StreamHub', () => {
     let before: StoredFlag | null = null;
     for (let revision = 1; revision <= 200; revision++) {
       const after = flag(revision);
-      hub.publish({ env, revision, before, after, at: '', actor: { type: 'dashboard' } });
+      hub.publish({ env, revision, before, after, at: '', actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' } });
       before = after;
     }
     expect(slow.destroyed).toBe(true);
@@ -125,7 +125,7 @@ describe('StreamHub', () => {
     const publish = (count: number) => {
       for (let i = 0; i < count; i++) {
         const after = flag(++revision);
-        hub.publish({ env, revision, before, after, at: '', actor: { type: 'dashboard' } });
+        hub.publish({ env, revision, before, after, at: '', actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' } });
         before = after;
       }
     };
@@ -174,7 +174,7 @@ describe('StreamHub', () => {
         before: null,
         after: flag(revision),
         at: '',
-        actor: { type: 'dashboard' },
+        actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' },
       });
     }
     const view = hub.view(env);

@@ -1,0 +1,150 @@
+/**
+ * The people domain's ops (`docs/protocol.md` §10.6) and how each changes memory: accounts,
+ * invitations, sessions kept on the server, personal access tokens. All of scope `''`: they
+ * go through the one write protocol, so an acknowledged sign-out or revocation is durable and
+ * reaches every instance on a shared database. Ops carry absolute values (a user is written
+ * whole), so replaying one twice changes nothing. The domain's part of snapshots: what spans
+ * environments, without sessions and invitations past their end.
+ */
+import type { Domain, Piece } from '../kernel/domain.js';
+import type {
+  MemoryState,
+  People,
+  StoredInvitation,
+  StoredSession,
+  StoredToken,
+  StoredUser,
+} from '../kernel/model.js';
+
+export type PeopleOp =
+  | { t: 'user'; user: StoredUser }
+  /** The user, their sessions, tokens and invitation are gone. */
+  | { t: 'user-del'; id: string }
+  | { t: 'invite'; invitation: StoredInvitation }
+  | { t: 'invite-del'; digest: string }
+  | { t: 'login'; session: StoredSession }
+  | { t: 'logout'; id: string }
+  /** Session `id` was seen at `at` (epoch seconds): its idle lifetime counts from there. */
+  | { t: 'seen'; id: string; at: number }
+  | { t: 'pat'; token: StoredToken }
+  | { t: 'pat-del'; id: string };
+
+/** What spans environments, as a snapshot holds it: the people domain's fields. */
+export interface PeopleSnapshot {
+  people?: {
+    users: StoredUser[];
+    invitations: StoredInvitation[];
+    sessions: StoredSession[];
+    tokens: StoredToken[];
+  };
+}
+
+/** Drops sessions and invitations past their end: they are refused anyway. */
+export function prunePeople(people: People, nowMs = Date.now()): void {
+  const now = Math.floor(nowMs / 1000);
+  for (const [id, session] of people.sessions) if (session.expires <= now) people.sessions.delete(id);
+  for (const [digest, invitation] of people.invitations)
+    if (invitation.expires <= nowMs) people.invitations.delete(digest);
+}
+
+function dropToken(people: People, id: string): void {
+  const token = people.tokens.get(id);
+  if (token) people.tokenIds.delete(token.digest);
+  people.tokens.delete(id);
+}
+
+function applyPeopleOp(db: MemoryState, op: PeopleOp): void {
+  const { people } = db;
+  switch (op.t) {
+    case 'user':
+      people.users.set(op.user.id, op.user);
+      return;
+    case 'user-del':
+      people.users.delete(op.id);
+      for (const [id, s] of people.sessions) if (s.user === op.id) people.sessions.delete(id);
+      for (const [id, t] of people.tokens) if (t.user === op.id) dropToken(people, id);
+      for (const [digest, i] of people.invitations) if (i.user === op.id) people.invitations.delete(digest);
+      return;
+    case 'invite':
+      for (const [digest, i] of people.invitations)
+        if (i.user === op.invitation.user) people.invitations.delete(digest);
+      people.invitations.set(op.invitation.digest, op.invitation);
+      return;
+    case 'invite-del':
+      people.invitations.delete(op.digest);
+      return;
+    case 'login':
+      prunePeople(people);
+      people.sessions.set(op.session.id, op.session);
+      return;
+    case 'logout':
+      people.sessions.delete(op.id);
+      return;
+    case 'seen': {
+      const session = people.sessions.get(op.id);
+      if (session && op.at > session.seen) people.sessions.set(op.id, { ...session, seen: op.at });
+      return;
+    }
+    case 'pat':
+      people.tokens.set(op.token.id, op.token);
+      people.tokenIds.set(op.token.digest, op.token.id);
+      return;
+    case 'pat-del':
+      dropToken(people, op.id);
+      return;
+  }
+}
+
+export const peopleDomain: Domain<PeopleOp> = {
+  kinds: ['user', 'user-del', 'invite', 'invite-del', 'login', 'logout', 'seen', 'pat', 'pat-del'],
+
+  apply: applyPeopleOp,
+
+  capture(db, scope) {
+    if (scope !== '') return () => {};
+    const { people } = db;
+    const saved = {
+      users: new Map(people.users),
+      invitations: new Map(people.invitations),
+      sessions: new Map(people.sessions),
+      tokens: new Map(people.tokens),
+    };
+    return () => {
+      for (const part of ['users', 'invitations', 'sessions', 'tokens'] as const) {
+        const map = people[part] as Map<string, unknown>;
+        map.clear();
+        for (const [key, value] of saved[part] as Map<string, unknown>) map.set(key, value);
+      }
+      people.tokenIds.clear();
+      for (const token of people.tokens.values()) people.tokenIds.set(token.digest, token.id);
+    };
+  },
+
+  sharedPart(db): PeopleSnapshot {
+    const { people } = db;
+    prunePeople(people);
+    if (people.users.size === 0 && people.sessions.size === 0) return {};
+    return {
+      people: {
+        users: [...people.users.values()],
+        invitations: [...people.invitations.values()],
+        sessions: [...people.sessions.values()],
+        tokens: [...people.tokens.values()],
+      },
+    };
+  },
+
+  sharedFromPart(db, piece: Piece) {
+    const data = (piece as PeopleSnapshot).people;
+    if (!data) return;
+    const { people } = db;
+    for (const user of data.users ?? []) people.users.set(user.id, user);
+    for (const invitation of data.invitations ?? []) people.invitations.set(invitation.digest, invitation);
+    for (const session of data.sessions ?? []) people.sessions.set(session.id, session);
+    for (const token of data.tokens ?? []) {
+      people.tokens.set(token.id, token);
+      people.tokenIds.set(token.digest, token.id);
+    }
+    prunePeople(people);
+  },
+};
