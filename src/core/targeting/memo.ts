@@ -7,15 +7,20 @@
  */
 export function memoized<T>(derive: (text: string) => T): (text: string) => T {
   const memo = new Map<string, T>();
+  // The text derived last, and what: clauses in a row on one attribute look it up once.
+  let last: string | undefined;
+  let lastValue: T;
   return (text) => {
+    if (text === last) return lastValue;
     let value = memo.get(text);
     if (value === undefined) {
       value = derive(text);
-      if (text.length <= 64) {
-        if (memo.size >= 256) memo.clear();
-        memo.set(text, value);
-      }
+      if (text.length > 64) return value;
+      if (memo.size >= 256) memo.clear();
+      memo.set(text, value);
     }
+    last = text;
+    lastValue = value;
     return value;
   };
 }
