@@ -15,34 +15,44 @@ import { ApiError, api, messageOf, setUnauthorizedHandler } from './api.js';
 import { ConnectionBanner } from './components/connection-banner.js';
 import { EnvNav, Header } from './components/layout.js';
 import { openEvents, resetStreamCounts } from './events.js';
+import { can, SessionContext } from './roles.js';
 import { envHref, type Route, useRoute } from './route.js';
+import { AcceptInvitation } from './screens/accept-invite.js';
 import { ConnectScreen } from './screens/connect.js';
 import { FlagPage } from './screens/flag-page/flag-page.js';
 import { NewFlagPage } from './screens/flag-page/new-flag-page.js';
 import { FlagsScreen } from './screens/flags.js';
 import { HistoryScreen } from './screens/history.js';
 import { KeysScreen } from './screens/keys.js';
+import { MembersScreen } from './screens/members.js';
 import { OverviewScreen } from './screens/overview.js';
+import { ProfileScreen } from './screens/profile.js';
 import { SegmentPage } from './screens/segments/segment-page.js';
 import { SegmentsScreen } from './screens/segments/segments-list.js';
 import { type CredentialKind, credentialKind, exchangeToken, SignIn } from './screens/sign-in.js';
 import { StaleScreen } from './screens/usage/stale-screen.js';
 import { UsageScreen } from './screens/usage/usage-screen.js';
 import { WebhooksScreen } from './screens/webhooks.js';
+import type { SessionAnswer } from './types.js';
 
 /**
- * The admin token may arrive in the fragment (`#token=...`), on load or pasted into an open tab.
- * It is taken out of the address bar before anything else happens, so it stays out of history,
- * bookmarks and screenshots; the fragment never reaches the server.
+ * The admin token may arrive in the fragment (`#token=...`), and an invitation's token too
+ * (`#invite=...`, `docs/protocol.md` §10.6), on load or pasted into an open tab. Either is taken
+ * out of the address bar before anything else happens, so it stays out of history, bookmarks and
+ * screenshots; the fragment never reaches the server.
  */
-function takeFragmentToken(): string | undefined {
-  const token = new URLSearchParams(location.hash.slice(1)).get('token');
-  if (token === null) return undefined;
+type FragmentCredential = { token: string } | { invite: string };
+
+function takeFragment(): FragmentCredential | undefined {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get('token');
+  const invite = params.get('invite');
+  if (token === null && invite === null) return undefined;
   history.replaceState(null, '', location.pathname + location.search);
-  return token;
+  return token !== null ? { token } : { invite: invite ?? '' };
 }
 
-const tokenOnLoad = takeFragmentToken();
+const fragmentOnLoad = takeFragment();
 
 /** `attempt` counts sign-in screens shown, so each starts afresh with its own message. */
 type Auth =
@@ -54,14 +64,16 @@ type Auth =
       /** What a refused `#token=` link held instead of the admin token, by its prefix. */
       mistaken?: CredentialKind | undefined;
     }
-  | { state: 'in' };
+  /** Opened by an invitation link: the person sets their password. */
+  | { state: 'invite'; token: string }
+  | { state: 'in'; session: SessionAnswer };
 
 const signedOut =
   (message: string | undefined, mistaken?: CredentialKind) =>
   (a: Auth): Auth => ({
     state: 'out',
     message,
-    attempt: a.state === 'out' ? a.attempt + 1 : 0,
+    attempt: a.state === 'out' ? a.attempt + 1 : a.state === 'invite' ? 1 : 0,
     mistaken,
   });
 
@@ -76,7 +88,7 @@ function App() {
     );
     const exchange = (token: string) =>
       exchangeToken(token).then(
-        () => setAuth({ state: 'in' }),
+        (session) => setAuth({ state: 'in', session }),
         (err: unknown) =>
           setAuth(
             signedOut(
@@ -85,17 +97,19 @@ function App() {
             ),
           ),
       );
-    if (tokenOnLoad !== undefined) exchange(tokenOnLoad);
+    const take = (found: FragmentCredential) =>
+      'token' in found ? exchange(found.token) : setAuth({ state: 'invite', token: found.invite });
+    if (fragmentOnLoad !== undefined) take(fragmentOnLoad);
     else {
-      api('/admin/api/session', { signOutOn401: false }).then(
-        () => setAuth({ state: 'in' }),
+      api<SessionAnswer>('/admin/api/session', { signOutOn401: false }).then(
+        (session) => setAuth({ state: 'in', session }),
         (err: unknown) =>
           setAuth(signedOut(err instanceof ApiError && err.status === 401 ? undefined : messageOf(err))),
       );
     }
     const onHash = () => {
-      const token = takeFragmentToken();
-      if (token !== undefined) exchange(token);
+      const found = takeFragment();
+      if (found !== undefined) take(found);
     };
     addEventListener('hashchange', onHash);
     return () => removeEventListener('hashchange', onHash);
@@ -147,16 +161,22 @@ function App() {
   if (auth.state !== 'in') {
     return (
       <>
-        <Header onSignOut={undefined} />
+        <Header session={undefined} onSignOut={undefined} />
         <main>
           {auth.state === 'checking' ? (
             <p>Loading…</p>
+          ) : auth.state === 'invite' ? (
+            <AcceptInvitation
+              token={auth.token}
+              onSignedIn={(session) => setAuth({ state: 'in', session })}
+              onCancel={() => setAuth(signedOut(undefined))}
+            />
           ) : (
             <SignIn
               key={auth.attempt}
               initialError={auth.message}
               initialMistaken={auth.mistaken}
-              onSignedIn={() => setAuth({ state: 'in' })}
+              onSignedIn={(session) => setAuth({ state: 'in', session })}
             />
           )}
         </main>
@@ -164,8 +184,8 @@ function App() {
     );
   }
   return (
-    <>
-      <Header onSignOut={signOut} />
+    <SessionContext.Provider value={auth.session}>
+      <Header session={auth.session} onSignOut={signOut} />
       <ConnectionBanner />
       {signOutError && (
         <p role="alert" class="error">
@@ -174,14 +194,16 @@ function App() {
       )}
       {route.name === 'env' && <EnvNav project={route.project} env={route.env} tab={route.tab} />}
       <main>
-        <Screen route={route} />
+        <Screen route={route} session={auth.session} />
       </main>
-    </>
+    </SessionContext.Provider>
   );
 }
 
-function Screen({ route }: { route: Route }) {
+function Screen({ route, session }: { route: Route; session: SessionAnswer }) {
   if (route.name === 'overview') return <OverviewScreen />;
+  if (route.name === 'members') return <MembersScreen />;
+  if (route.name === 'profile') return <ProfileScreen session={session} />;
   if (route.name === 'not-found') {
     return (
       <>
@@ -209,9 +231,11 @@ function Screen({ route }: { route: Route }) {
         return <FlagPage key={`${key}/${route.flag}`} project={project} env={env} flagKey={route.flag} />;
       return (
         <>
-          <p class="page-actions">
-            <a href={envHref(project, env, 'new-flag')}>New flag with variants (text, number or JSON)</a>
-          </p>
+          {can(session, project, 'editor') && (
+            <p class="page-actions">
+              <a href={envHref(project, env, 'new-flag')}>New flag with variants (text, number or JSON)</a>
+            </p>
+          )}
           <FlagsScreen key={key} project={project} env={env} />
         </>
       );

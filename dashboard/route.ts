@@ -3,7 +3,8 @@
  * `#/env/P/E/segments/SEGMENT` (a segment's page), `#/env/P/E/history/FLAG` (one flag's history,
  * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants),
  * `#/env/P/E/new-flag/KEY` (a flag of any type, its key filled in: a key SDKs evaluated that is
- * not a flag) and `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`).
+ * not a flag) and `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`);
+ * `#/members` (people, for admins) and `#/profile` (one's own password, tokens and sessions).
  */
 import { useEffect, useState } from 'preact/hooks';
 
@@ -27,6 +28,10 @@ export type Route =
       newKey?: string;
     }
   | { name: 'overview' }
+  /** `#/members`: people and their roles (admins). */
+  | { name: 'members' }
+  /** `#/profile`: one's password, personal tokens and sessions. */
+  | { name: 'profile' }
   | { name: 'not-found' };
 
 function decode(segment: string): string | undefined {
@@ -39,8 +44,10 @@ function decode(segment: string): string | undefined {
 
 export function parseHash(hash: string): Route {
   const path = hash.replace(/^#\/?/, '').replace(/\/$/, '');
-  // `#token=...` is the sign-in fragment, removed as soon as it is read.
-  if (path === '' || path.startsWith('token=')) return { name: 'overview' };
+  // `#token=...` and `#invite=...` are sign-in fragments, removed as soon as they are read.
+  if (path === '' || path.startsWith('token=') || path.startsWith('invite=')) return { name: 'overview' };
+  if (path === 'members') return { name: 'members' };
+  if (path === 'profile') return { name: 'profile' };
   const parts = path.split('/').map(decode);
   const [head, project, env, tab, flag, ...rest] = parts;
   if (head !== 'env' || !project || !env || rest.length > 0) return { name: 'not-found' };

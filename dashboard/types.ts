@@ -16,8 +16,21 @@ export type {
   NewApiKeyInput,
   Overview,
   ProjectView,
+  SessionAnswer,
 } from '../src/core/admin-wire.js';
 export type { Flag, FlagType, Webhook, WebhookEventKind } from '../src/core/types.js';
+/** People (`docs/protocol.md` §10.6): accounts, roles, sessions, personal tokens. */
+export type {
+  CreatedToken,
+  Invited,
+  ProjectRoles,
+  Role,
+  SessionUser,
+  SessionView,
+  SignedInVia,
+  TokenView,
+  User,
+} from '../src/core/wire/people.js';
 
 /** One attempt at a delivery (`docs/protocol.md` §8.3 `attemptLog`). */
 export type DeliveryAttempt = WebhookDeliveryAttempt;

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_RULE, parseConfig } from './config.js';
+import { issuerProblem } from './dashboard/oidc-settings.js';
 import { originOf } from './dashboard/origins.js';
 import type { StartServerOptions } from './options.js';
 import { startServer } from './start-server.js';
@@ -38,6 +39,18 @@ const USAGE = `Usage: flagwire-server [options]
                            https://flags.example.com behind a proxy (default:
                            FLAGWIRE_PUBLIC_URL, else the address it listens on): the only
                            Origin the dashboard takes sign-ins and changes from
+  --oidc-issuer URL        single sign-on to the dashboard through this OpenID Connect
+                           provider (default: FLAGWIRE_OIDC_ISSUER); https://, or http://
+                           on a loopback address only. Register the redirect URI
+                           <public URL>/admin/oidc/callback with the provider
+  --oidc-client-id ID      the client id it registered (default: FLAGWIRE_OIDC_CLIENT_ID)
+  --oidc-client-secret SECRET
+                           its secret (default: FLAGWIRE_OIDC_CLIENT_SECRET; prefer the
+                           variable: a flag shows in the process list)
+  --oidc-default-role admin|editor|viewer
+                           the role of an account made at its first sign-in (default viewer)
+  --oidc-allowed-domains DOMAIN,DOMAIN,...
+                           the e-mail domains that may sign in (default: any verified address)
   --headers-timeout SECONDS
                            time a client has to send a request's headers (default 20);
                            then 408 and the connection closed
@@ -84,6 +97,11 @@ function parse(argv: string[]): StartServerOptions | undefined {
       'webhook-targets': { type: 'string' },
       'admin-token': { type: 'string' },
       'public-url': { type: 'string' },
+      'oidc-issuer': { type: 'string' },
+      'oidc-client-id': { type: 'string' },
+      'oidc-client-secret': { type: 'string' },
+      'oidc-default-role': { type: 'string' },
+      'oidc-allowed-domains': { type: 'string' },
       'headers-timeout': { type: 'string' },
       'request-timeout': { type: 'string' },
       'max-connections': { type: 'string' },
@@ -168,6 +186,8 @@ function parse(argv: string[]): StartServerOptions | undefined {
       );
     options.publicUrl = checked;
   }
+  const oidc = oidcOptions(values);
+  if (oidc) options.oidc = oidc;
   if (values.config !== undefined) {
     let text: string;
     try {
@@ -188,6 +208,45 @@ function parse(argv: string[]): StartServerOptions | undefined {
     }
   }
   return options;
+}
+
+/** Single sign-on's flags and variables: the issuer, client id and secret all three, or none. */
+function oidcOptions(values: Record<string, string | boolean | undefined>): StartServerOptions['oidc'] {
+  const given = (flag: string, variable?: string): string | undefined => {
+    const value = values[flag];
+    if (typeof value === 'string') return value;
+    return (variable && process.env[variable]) || undefined;
+  };
+  const issuer = given('oidc-issuer', 'FLAGWIRE_OIDC_ISSUER');
+  const clientId = given('oidc-client-id', 'FLAGWIRE_OIDC_CLIENT_ID');
+  const clientSecret = given('oidc-client-secret', 'FLAGWIRE_OIDC_CLIENT_SECRET');
+  const role = given('oidc-default-role');
+  const domains = given('oidc-allowed-domains');
+  if (issuer === undefined && clientId === undefined && clientSecret === undefined) {
+    if (role !== undefined || domains !== undefined)
+      throw new UsageError('--oidc-default-role and --oidc-allowed-domains need --oidc-issuer');
+    return undefined;
+  }
+  if (issuer === undefined || clientId === undefined || clientSecret === undefined)
+    throw new UsageError(
+      'single sign-on needs --oidc-issuer, --oidc-client-id and --oidc-client-secret (or FLAGWIRE_OIDC_ISSUER, ' +
+        'FLAGWIRE_OIDC_CLIENT_ID, FLAGWIRE_OIDC_CLIENT_SECRET), all three',
+    );
+  const problem = issuerProblem(issuer.trim());
+  if (problem) throw new UsageError(`invalid --oidc-issuer ${JSON.stringify(issuer)}: it ${problem}`);
+  if (role !== undefined && role !== 'admin' && role !== 'editor' && role !== 'viewer')
+    throw new UsageError(`invalid --oidc-default-role ${JSON.stringify(role)}: admin, editor or viewer`);
+  const allowedDomains = domains
+    ?.split(',')
+    .map((d) => d.trim())
+    .filter((d) => d !== '');
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    ...(role !== undefined && { defaultRole: role }),
+    ...(allowedDomains !== undefined && { allowedDomains }),
+  };
 }
 
 async function main(): Promise<void> {

@@ -3,9 +3,11 @@
  * The CLI maps its flags onto these (`docs/protocol.md` §7).
  */
 import { ADMIN_TOKEN_RULE, type FlagwireConfig } from './config.js';
+import { issuerProblem, type OidcSettings } from './dashboard/oidc-settings.js';
 import { originOf } from './dashboard/origins.js';
 import { defaultMaxConnections } from './http/open-file-limit.js';
 import type { Logger } from './logger.js';
+import type { Role } from './state/kernel/model.js';
 import type { PeopleSettings } from './state/people/people-service.js';
 
 export interface StartServerOptions {
@@ -213,11 +215,49 @@ export interface StartServerOptions {
    */
   people?: Partial<PeopleSettings>;
   /**
+   * Single sign-on to the dashboard through an OpenID Connect provider (`docs/protocol.md`
+   * §10.6): `GET /admin/oidc/login` sends the browser there (authorization code with PKCE,
+   * `state` and `nonce`; scopes `openid email profile`), `GET /admin/oidc/callback` signs the
+   * person in. Register `<publicUrl or the listening origin>/admin/oidc/callback` as the client's
+   * redirect URI. The provider is first asked for its configuration at the first sign-in, not
+   * at start-up.
+   * @default undefined (no single sign-on)
+   */
+  oidc?: OidcServerOptions;
+  /**
    * Where the server reports warnings and internal errors; `false` silences it.
    * @default warnings and errors to `console.error`
    */
   logger?: Logger | false;
 }
+
+/** Single sign-on through an OpenID Connect provider (`startServer({ oidc: {...} })`). */
+export interface OidcServerOptions {
+  /**
+   * The provider's issuer identifier, as its discovery document names it
+   * (`https://accounts.example.com`): `https://`, or `http://` on a loopback address only
+   * (`127.0.0.0/8`, `::1`, `localhost`: tests and local development).
+   */
+  issuer: string;
+  /** The client id the provider registered the server under. */
+  clientId: string;
+  /** The client's secret (sent with HTTP Basic authentication to the token endpoint). */
+  clientSecret: string;
+  /**
+   * The role of an account made at its first sign-in (an existing account keeps its own).
+   * @default 'viewer'
+   */
+  defaultRole?: Role;
+  /**
+   * The e-mail domains that may sign in (`['example.com']`), compared case-insensitively with
+   * what follows the `@`; empty: any verified address.
+   * @default [] (any domain)
+   */
+  allowedDomains?: readonly string[];
+}
+
+/** Single sign-on's settings, resolved. */
+export type ResolvedOidcOptions = OidcSettings;
 
 /** Settings of usage insights (`startServer({ usage: {...} })`). */
 export interface UsageServerOptions {
@@ -282,6 +322,8 @@ export interface ResolvedServerOptions {
   /** `undefined`: usage is off. */
   usage: Required<UsageServerOptions> | undefined;
   people: Partial<PeopleSettings>;
+  /** `undefined`: no single sign-on. */
+  oidc: ResolvedOidcOptions | undefined;
   logger: Logger;
 }
 
@@ -318,6 +360,53 @@ function peopleOptions(options: Partial<PeopleSettings> | undefined): Partial<Pe
     out.now = options.now;
   }
   return out;
+}
+
+const ROLES: readonly Role[] = ['admin', 'editor', 'viewer'];
+/** An e-mail domain: labels of letters, digits and hyphens. */
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Single sign-on's settings, checked, with their defaults (`OidcServerOptions`). */
+export function oidcOptions(value: OidcServerOptions | undefined): ResolvedOidcOptions | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null)
+    throw new TypeError('startServer: "oidc" must be an object: { issuer, clientId, clientSecret }');
+  const text = (name: 'issuer' | 'clientId' | 'clientSecret') => {
+    const given = value[name];
+    if (typeof given !== 'string' || given.trim() === '')
+      throw new TypeError(`startServer: "oidc.${name}" must be a non-empty string`);
+    return given.trim();
+  };
+  const issuer = text('issuer').replace(/\/+$/, '');
+  const problem = issuerProblem(issuer);
+  if (problem) throw new TypeError(`startServer: "oidc.issuer" ${problem}, got ${JSON.stringify(issuer)}`);
+  const defaultRole = value.defaultRole ?? 'viewer';
+  if (!ROLES.includes(defaultRole))
+    throw new TypeError(
+      `startServer: "oidc.defaultRole" must be "admin", "editor" or "viewer", got ${JSON.stringify(defaultRole)}`,
+    );
+  const domains = value.allowedDomains ?? [];
+  if (!Array.isArray(domains))
+    throw new TypeError('startServer: "oidc.allowedDomains" must be an array of e-mail domains');
+  const allowedDomains = [
+    ...new Set(
+      domains.map((domain: unknown) => {
+        const d = typeof domain === 'string' ? domain.trim().toLowerCase().replace(/^@/, '') : '';
+        if (!DOMAIN.test(d))
+          throw new TypeError(
+            `startServer: "oidc.allowedDomains" must hold e-mail domains (example.com), got ${JSON.stringify(domain)}`,
+          );
+        return d;
+      }),
+    ),
+  ];
+  return {
+    issuer,
+    clientId: text('clientId'),
+    clientSecret: text('clientSecret'),
+    defaultRole,
+    allowedDomains,
+  };
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {
@@ -458,6 +547,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     historyBytes: Math.floor(positive('historyBytes', options.historyBytes, 16 * 1024 * 1024)),
     usage: usageOptions(options.usage),
     people: peopleOptions(options.people),
+    oidc: oidcOptions(options.oidc),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };
 }

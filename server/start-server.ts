@@ -7,6 +7,7 @@ import { checkPattern } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
+import { OidcRelyingParty } from './dashboard/oidc.js';
 import { OwnOrigins } from './dashboard/origins.js';
 import { peopleRoutes } from './dashboard/people-routes.js';
 import { adminRoutes } from './dashboard/routes.js';
@@ -224,13 +225,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     const origins = new OwnOrigins(resolved.publicUrl);
     // People (§10.6): accounts, sessions kept on the server, personal tokens.
     const people = new PeopleService(db, ledger, resolved.people);
-    const dashboard = adminToken
+    // People's session cookies are signed with the server's own secret, not the admin token's.
+    const auth =
+      adminToken && new AdminAuth(adminToken, (id, expires) => sessions.isEnded(id, expires), serverSecret);
+    const dashboard = auth
       ? createDashboardHandler({
-          // People's session cookies are signed with the server's own secret, not the admin token's.
-          auth: new AdminAuth(adminToken, (id, expires) => sessions.isEnded(id, expires), serverSecret),
+          auth,
           sessions,
           people,
-          throttle: new SignInThrottle(),
+          throttle: new SignInThrottle({ now: resolved.people.now ?? Date.now }),
           origins,
           admin,
           assets: new DashboardAssets(),
@@ -251,6 +254,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
             ...envRoutes,
             ...(usage ? usageApi.filter((route) => route.pattern.startsWith('usage/')) : usageOffRoutes()),
           ],
+          // Single sign-on (§10.6): the provider is asked for its configuration at the first sign-in.
+          oidc:
+            resolved.oidc && new OidcRelyingParty({ settings: resolved.oidc, people, auth, origins, logger }),
         })
       : undefined;
     if (dashboard) applier.onCommitted(dashboard.committed);

@@ -8,6 +8,7 @@ import { api, envApi, messageOf } from '../api.js';
 import { ErrorText, TableWrap } from '../components/page-parts.js';
 import { dateTime } from '../format.js';
 import { useResource } from '../resource.js';
+import { useCan } from '../roles.js';
 import type { Delivery, Webhook } from '../types.js';
 import { DeliveryAttempts } from './delivery-attempts.js';
 
@@ -53,6 +54,7 @@ export function Deliveries({ project, env, hook, refresh, focus, onClose }: Prop
   const [status, setStatus] = useState<StatusFilter>('');
   const [flagDraft, setFlagDraft] = useState('');
   const [flag, setFlag] = useState('');
+  const editor = useCan(project, 'editor');
   const base = envApi(project, env, 'webhooks', hook.id, 'deliveries');
   const query = new URLSearchParams();
   if (status !== '') query.set('status', status);
@@ -190,6 +192,8 @@ export function Deliveries({ project, env, hook, refresh, focus, onClose }: Prop
                       type="button"
                       class="small"
                       aria-label={`Redeliver ${d.id}`}
+                      disabled={!editor.ok}
+                      title={editor.reason}
                       onClick={() => redeliver(d)}
                     >
                       Redeliver

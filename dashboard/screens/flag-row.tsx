@@ -31,9 +31,22 @@ interface Props {
   /** `began`: the flag as shown when the change began. */
   onPatch: (change: UpdateFlagInput, began: ListedFlag) => Promise<PatchOutcome>;
   onDelete: () => void;
+  /** Why the flag may not be changed here (the role), when it may not. */
+  readOnly?: string | undefined;
 }
 
-export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPatch, onDelete }: Props) {
+export function FlagRow({
+  flag,
+  usage,
+  now,
+  editing,
+  onEdit,
+  onStopEditing,
+  onPatch,
+  onDelete,
+  readOnly,
+}: Props) {
+  const locked = readOnly !== undefined;
   const { key } = flag;
   const toggled = useFeedback();
   const described = useFeedback();
@@ -87,6 +100,8 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
           label={`Enabled: ${key}`}
           checked={flag.enabled}
           describedBy={toggled.describedBy}
+          disabled={locked}
+          title={readOnly}
           onChange={toggle}
         />
         <FeedbackNote feedback={toggled} />
@@ -101,6 +116,7 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
               rolloutFrom.current = flag;
             }}
             onCommit={(percentage) => onPatch({ percentage }, rolloutFrom.current)}
+            readOnly={readOnly}
           />
         ) : (
           '—'
@@ -125,6 +141,8 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
                 id={`edit-${key}`}
                 class="small"
                 aria-label={`Edit description: ${key}`}
+                disabled={locked}
+                title={readOnly}
                 onClick={() => {
                   described.set(undefined);
                   descriptionFrom.current = flag;
@@ -139,7 +157,14 @@ export function FlagRow({ flag, usage, now, editing, onEdit, onStopEditing, onPa
         )}
       </td>
       <td class="row-actions">
-        <button type="button" class="small danger" aria-label={`Delete ${key}`} onClick={onDelete}>
+        <button
+          type="button"
+          class="small danger"
+          aria-label={`Delete ${key}`}
+          disabled={locked}
+          title={readOnly}
+          onClick={onDelete}
+        >
           Delete
         </button>
       </td>

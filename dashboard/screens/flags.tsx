@@ -8,8 +8,10 @@ import { useId, useState } from 'preact/hooks';
 import { ApiError, api, CHANGED_ELSEWHERE, envApi, ifMatch } from '../api.js';
 import { Dialog } from '../components/dialog.js';
 import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../components/page-parts.js';
+import { RoleNote } from '../components/role-note.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
+import { useCan } from '../roles.js';
 import { type FlagUsage, usageRead } from '../usage/api.js';
 import { useNow } from '../usage/relative-time.js';
 import { UnknownKeys } from '../usage/unknown-keys.js';
@@ -42,6 +44,7 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   /** The flag being deleted, as shown when its dialog opened. */
   const [deleting, setDeleting] = useState<ListedFlag>();
   const patch = useOptimisticPatch(project, env, flags);
+  const editor = useCan(project, 'editor');
 
   const stopEditing = (key: string) => {
     setEditing(undefined);
@@ -64,7 +67,8 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
     <>
       <h2>Flags</h2>
       <Behind dialogOpen={deleting !== undefined}>
-        {list && (
+        <RoleNote allowed={editor} what="Creating, switching, editing and deleting flags" />
+        {list && editor.ok && (
           <NewFlagForm
             path={base}
             keyId={NEW_FLAG_KEY_ID}
@@ -127,9 +131,11 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
           !flags.error && <p>Loading…</p>
         ) : list.length === 0 ? (
           <EmptyState text="No flags yet. A flag is a switch your app asks about; start with one.">
-            <button type="button" class="primary" onClick={() => focusById(NEW_FLAG_KEY_ID)}>
-              Create the first flag
-            </button>
+            {editor.ok && (
+              <button type="button" class="primary" onClick={() => focusById(NEW_FLAG_KEY_ID)}>
+                Create the first flag
+              </button>
+            )}
           </EmptyState>
         ) : shown.length === 0 ? (
           <EmptyState text="No flags match the search and filters chosen.">
@@ -175,6 +181,7 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
                     onStopEditing={() => stopEditing(flag.key)}
                     onPatch={(change, began) => patch(flag.key, change, began)}
                     onDelete={() => setDeleting(flag)}
+                    readOnly={editor.reason}
                   />
                 ))}
               </tbody>

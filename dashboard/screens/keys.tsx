@@ -9,10 +9,12 @@ import { ConfirmDialog } from '../components/confirm.js';
 import { SAVED_MS } from '../components/feedback.js';
 import { LongText } from '../components/long-text.js';
 import { Behind, CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../components/page-parts.js';
+import { RoleNote } from '../components/role-note.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { useStructureChanges } from '../events.js';
 import { dateTime, sourceText } from '../format.js';
 import { useResource } from '../resource.js';
+import { useCan } from '../roles.js';
 import type { ApiKeyView, CreatedApiKey, KeyAccess, NewApiKeyInput } from '../types.js';
 import { useAction } from '../use-action.js';
 
@@ -33,6 +35,7 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
     return () => clearTimeout(timer);
   }, [revoked]);
   const list = keys.data;
+  const admin = useCan(project, 'admin');
 
   return (
     <>
@@ -47,7 +50,7 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
             note="This key is shown once. Store it now."
             onDone={() => setCreated(undefined)}
           />
-        ) : (
+        ) : admin.ok ? (
           <NewKeyForm
             path={base}
             onCreated={(key) => {
@@ -55,6 +58,8 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
               keys.reload();
             }}
           />
+        ) : (
+          <RoleNote allowed={admin} what="Creating and revoking API keys" />
         )}
         <ErrorText message={keys.error} />
         <p role="status" class="ok">
@@ -64,9 +69,11 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
           !keys.error && <p>Loading…</p>
         ) : list.length === 0 ? (
           <EmptyState text="No API keys yet. An app needs one to read this environment's flags.">
-            <button type="button" class="primary" onClick={() => focusById(KEY_NAME_ID)}>
-              Create the first key
-            </button>
+            {admin.ok && (
+              <button type="button" class="primary" onClick={() => focusById(KEY_NAME_ID)}>
+                Create the first key
+              </button>
+            )}
           </EmptyState>
         ) : (
           <TableWrap label="API keys" cards>
@@ -110,6 +117,8 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
                           type="button"
                           class="small danger"
                           aria-label={`Revoke ${k.name || k.hint}`}
+                          disabled={!admin.ok}
+                          title={admin.reason}
                           onClick={() => {
                             setRevoked('');
                             setRevoking(k);

@@ -6,9 +6,11 @@ import { useEffect, useId, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { KeyField, keyProblem, keyUsable } from '../components/key-field.js';
 import { ErrorText, TableWrap } from '../components/page-parts.js';
+import { RoleNote } from '../components/role-note.js';
 import { useEnvChanges, useStreamCounts, useStructureChanges } from '../events.js';
 import { sourceText } from '../format.js';
 import { useResource } from '../resource.js';
+import { useCan } from '../roles.js';
 import { envHref, navigate } from '../route.js';
 import type { EnvView, Overview, ProjectView } from '../types.js';
 import { useAction } from '../use-action.js';
@@ -56,6 +58,7 @@ export function OverviewScreen() {
     done();
   };
   const all = (projects ?? []).flatMap((p) => p.environments);
+  const admin = useCan(undefined, 'admin');
   return (
     <>
       <h2>Projects</h2>
@@ -65,9 +68,10 @@ export function OverviewScreen() {
         : projects.map((p) => (
             <Project key={p.key} project={p} onCreated={overview.reload} onOpen={setOpen} />
           ))}
-      {projects && (
+      {projects && admin.ok && (
         <NewKeyForm kind="project" taken={projects.map((p) => p.key)} onCreated={overview.reload} />
       )}
+      <RoleNote allowed={admin} what="Creating projects" />
       {open?.dialog === 'rename' && (
         <RenameDialog
           subject={open.subject}
@@ -106,6 +110,9 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
   const live = (env: EnvView) => counts[envName(env)] ?? env.streams;
   // What the config file or the default set-up names is the server's: not renamed or deleted here.
   const ours = project.source === 'dashboard';
+  const admin = useCan(project.key, 'admin');
+  // Copying writes flags elsewhere: judged by the global role (`docs/protocol.md` §10.6).
+  const editor = useCan(undefined, 'editor');
   return (
     <section class="panel" aria-labelledby={id}>
       <div class="project-head start">
@@ -117,6 +124,8 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
               type="button"
               class="small"
               aria-label={`Rename project ${project.key}`}
+              disabled={!admin.ok}
+              title={admin.reason}
               onClick={() => onOpen({ dialog: 'rename', subject: { kind: 'project', project } })}
             >
               Rename
@@ -125,6 +134,8 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
               type="button"
               class="small danger"
               aria-label={`Delete project ${project.key}`}
+              disabled={!admin.ok}
+              title={admin.reason}
               onClick={() => onOpen({ dialog: 'delete', subject: { kind: 'project', project } })}
             >
               Delete
@@ -162,6 +173,8 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
                       type="button"
                       class="small"
                       aria-label={`Copy flags from ${envName(env)}`}
+                      disabled={!editor.ok}
+                      title={editor.reason}
                       onClick={() => onOpen({ dialog: 'copy', from: env })}
                     >
                       Copy flags…
@@ -172,6 +185,8 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
                           type="button"
                           class="small"
                           aria-label={`Rename environment ${envName(env)}`}
+                          disabled={!admin.ok}
+                          title={admin.reason}
                           onClick={() =>
                             onOpen({ dialog: 'rename', subject: { kind: 'environment', project, env } })
                           }
@@ -182,6 +197,8 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
                           type="button"
                           class="small danger"
                           aria-label={`Delete environment ${envName(env)}`}
+                          disabled={!admin.ok}
+                          title={admin.reason}
                           onClick={() =>
                             onOpen({ dialog: 'delete', subject: { kind: 'environment', project, env } })
                           }
@@ -197,12 +214,14 @@ function Project({ project, onCreated, onOpen }: ProjectProps) {
           </table>
         </TableWrap>
       )}
-      <NewKeyForm
-        kind="environment"
-        project={project.key}
-        taken={project.environments.map((e) => e.key)}
-        onCreated={onCreated}
-      />
+      {admin.ok && (
+        <NewKeyForm
+          kind="environment"
+          project={project.key}
+          taken={project.environments.map((e) => e.key)}
+          onCreated={onCreated}
+        />
+      )}
     </section>
   );
 }

@@ -31,9 +31,11 @@ interface Props {
   value: number;
   onStart: () => void;
   onCommit: (n: number) => Promise<PatchOutcome>;
+  /** Why it may not be changed (the role), when it may not. */
+  readOnly?: string | undefined;
 }
 
-export function RolloutControl({ flagKey, value, onStart, onCommit }: Props) {
+export function RolloutControl({ flagKey, value, onStart, onCommit, readOnly }: Props) {
   const [draft, setDraft] = useState<string | null>(null);
   const [invalid, setInvalid] = useState(false);
   const feedback = useFeedback();
@@ -120,13 +122,14 @@ export function RolloutControl({ flagKey, value, onStart, onCommit }: Props) {
   const shown = draft ?? String(value);
   return (
     <span class="rollout-control">
-      <span class="rollout">
+      <span class="rollout" title={readOnly}>
         <input
           type="range"
           min={0}
           max={100}
           step={1}
           aria-label={`Rollout percentage: ${flagKey}`}
+          disabled={readOnly !== undefined}
           value={validPercent(shown) ? shown : String(value)}
           onPointerDown={() => {
             keyed.current = false;
@@ -148,6 +151,7 @@ export function RolloutControl({ flagKey, value, onStart, onCommit }: Props) {
           step={1}
           class="pct"
           aria-label={`Rollout percent number: ${flagKey}`}
+          disabled={readOnly !== undefined}
           aria-invalid={invalid ? 'true' : undefined}
           aria-describedby={feedback.describedBy}
           value={shown}

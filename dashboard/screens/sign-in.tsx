@@ -1,17 +1,55 @@
-/** The only screen without a session: paste the admin token. */
-import { useId, useState } from 'preact/hooks';
+/**
+ * The screen without a session (`docs/protocol.md` §10.2, §10.6): a person signs in with their
+ * e-mail address and password; the operator may paste the admin token instead (or open the URL
+ * flagwire-server prints, `#token=...`). One form, one "Sign in": it uses what was filled in.
+ * Ways to sign in that the server offers besides (single sign-on, to come) go in `OTHER_WAYS`.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useState } from 'preact/hooks';
 import type { SessionInput } from '../../src/core/admin-wire.js';
 import { ApiError, api } from '../api.js';
 import { ErrorText } from '../components/page-parts.js';
+import type { SessionAnswer } from '../types.js';
 import { useAction } from '../use-action.js';
 
+/** Exchanges a credential (the admin token, or an e-mail address and password) for the session cookie. */
+export function signIn(input: SessionInput): Promise<SessionAnswer> {
+  return api<SessionAnswer>('/admin/api/session', { method: 'POST', body: input, signOutOn401: false });
+}
+
 /** Exchanges the admin token for the session cookie (`docs/protocol.md` §10.2). */
-export function exchangeToken(token: string): Promise<void> {
-  return api<void>('/admin/api/session', {
-    method: 'POST',
-    body: { token } satisfies SessionInput,
-    signOutOn401: false,
-  });
+export const exchangeToken = (token: string): Promise<SessionAnswer> => signIn({ token });
+
+/**
+ * Other ways to sign in, each a link or a button above the form. Single sign-on, once the server
+ * says it is configured, is one line here:
+ * `<a class="button" href="/admin/oidc/login">Sign in with SSO</a>`.
+ */
+const OTHER_WAYS: ComponentChildren[] = [];
+
+/** Seconds left of a `429`'s `Retry-After`, counting down to 0. */
+function useWait(): [number, (seconds: number) => void] {
+  const [until, setUntil] = useState(0);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (until <= now) return;
+    const timer = setTimeout(() => setNow(Date.now()), 250);
+    return () => clearTimeout(timer);
+  }, [until, now]);
+  const left = Math.max(0, Math.ceil((until - now) / 1000));
+  const start = (seconds: number) => {
+    const t = Date.now();
+    setNow(t);
+    setUntil(t + seconds * 1000);
+  };
+  return [left, start];
+}
+
+/** The seconds a `429` says to wait, or `undefined` for any other failure. */
+export function retryAfter(err: unknown): number | undefined {
+  if (!(err instanceof ApiError) || err.status !== 429) return undefined;
+  const seconds = Number(err.headers?.get('retry-after'));
+  return Number.isFinite(seconds) && seconds > 0 ? Math.ceil(seconds) : 1;
 }
 
 /**
@@ -53,58 +91,109 @@ interface Props {
   initialError: string | undefined;
   /** What a refused `#token=` link held instead of the admin token. */
   initialMistaken?: CredentialKind | undefined;
-  onSignedIn: () => void;
+  onSignedIn: (session: SessionAnswer) => void;
 }
 
 export function SignIn({ initialError, initialMistaken, onSignedIn }: Props) {
   const id = useId();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
   const [token, setToken] = useState('');
   const { busy, error, setError, run } = useAction(initialError);
   // Set when the server refused what was pasted and its prefix says what it was instead.
   const [mistaken, setMistaken] = useState<CredentialKind | undefined>(initialMistaken);
+  const [wait, startWait] = useWait();
 
   const submit = async (e: Event) => {
     e.preventDefault();
     const value = tokenIn(token);
+    const person = email.trim() !== '' || password !== '';
     // A new attempt starts without the last one's words.
     setMistaken(undefined);
     setError(undefined);
-    if (value === '') {
-      setError('Paste the admin token first.');
+    if (value !== '' && person) {
+      setError('Fill in your e-mail address and password, or the admin token: not both.');
+      return;
+    }
+    if (value === '' && !person) {
+      setError('Enter your e-mail address and password (or paste the admin token).');
+      return;
+    }
+    if (person && (email.trim() === '' || password === '')) {
+      setError(email.trim() === '' ? 'Enter your e-mail address too.' : 'Enter your password too.');
       return;
     }
     await run(async () => {
+      let session: SessionAnswer;
       try {
-        await exchangeToken(value);
+        session = value !== '' ? await exchangeToken(value) : await signIn({ email: email.trim(), password });
       } catch (err) {
         // An operator may choose any admin token, so the server decides; the prefix only explains.
-        const kind = err instanceof ApiError && err.status === 401 ? credentialKind(value) : undefined;
+        const kind =
+          value !== '' && err instanceof ApiError && err.status === 401 ? credentialKind(value) : undefined;
         if (kind) setMistaken(kind);
+        const seconds = retryAfter(err);
+        if (seconds !== undefined) startWait(seconds);
         throw err;
       }
-      onSignedIn();
+      onSignedIn(session);
     });
   };
 
   return (
     <section class="panel sign-in" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Sign in</h2>
-      <p>Open the dashboard URL printed by flagwire-server, or paste the admin token:</p>
-      <form onSubmit={submit} class="row">
-        <div class="field grow">
-          <label for={id}>Admin token</label>
+      {OTHER_WAYS.length > 0 && <div class="actions other-ways">{OTHER_WAYS}</div>}
+      <form onSubmit={submit} class="stack" noValidate>
+        <div class="field">
+          <label for={`${id}-email`}>E-mail</label>
           <input
-            id={id}
-            type="password"
-            autocomplete="off"
+            id={`${id}-email`}
+            type="email"
+            autocomplete="username"
             spellcheck={false}
-            value={token}
-            onInput={(e) => setToken(e.currentTarget.value)}
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
           />
         </div>
-        <button type="submit" class="primary" disabled={busy}>
-          Sign in
-        </button>
+        <div class="field">
+          <label for={`${id}-password`}>Password</label>
+          <input
+            id={`${id}-password`}
+            type="password"
+            autocomplete="current-password"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </div>
+        <fieldset class="admin-token">
+          <legend>Or use the admin token</legend>
+          <p class="hint">
+            For the operator: open the dashboard URL flagwire-server prints, or paste it (or the token) here,
+            leaving the e-mail and password empty.
+          </p>
+          <div class="field">
+            <label for={id}>Admin token</label>
+            <input
+              id={id}
+              type="password"
+              autocomplete="off"
+              spellcheck={false}
+              value={token}
+              onInput={(e) => setToken(e.currentTarget.value)}
+            />
+          </div>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy || wait > 0}>
+            Sign in
+          </button>
+          {wait > 0 && (
+            <span class="hint" aria-live="polite">
+              Try again in {wait} s.
+            </span>
+          )}
+        </div>
       </form>
       {mistaken ? (
         <div role="alert" class="error">

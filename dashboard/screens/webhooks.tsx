@@ -3,9 +3,11 @@ import { useState } from 'preact/hooks';
 import { api, envApi, messageOf } from '../api.js';
 import { ConfirmDialog } from '../components/confirm.js';
 import { Behind, CellLabel, ErrorText, TableWrap } from '../components/page-parts.js';
+import { RoleNote } from '../components/role-note.js';
 import { SecretPanel } from '../components/secret-panel.js';
 import { Switch } from '../components/switch.js';
 import { useResource } from '../resource.js';
+import { useCan } from '../roles.js';
 import type { Webhook } from '../types.js';
 import { Deliveries } from './deliveries.js';
 import { EditEventsDialog, NewWebhookForm } from './webhook-forms.js';
@@ -22,6 +24,8 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
   const [refresh, setRefresh] = useState(0);
   const [status, setStatus] = useState('');
   const [error, setError] = useState<string>();
+  const editor = useCan(project, 'editor');
+  const locked = editor.reason;
 
   const run = async (work: () => Promise<unknown>) => {
     try {
@@ -55,6 +59,7 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
     <>
       <h2>Webhooks</h2>
       <Behind dialogOpen={dialog !== undefined}>
+        <RoleNote allowed={editor} what="Adding, changing, testing and deleting webhooks" />
         <ErrorText message={error ?? hooks.error} />
         <p role="status" class="ok">
           {status}
@@ -99,6 +104,8 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
                       <Switch
                         label={`Active: ${hook.url}`}
                         checked={hook.active}
+                        disabled={!editor.ok}
+                        title={locked}
                         onChange={(on) => setActive(hook, on)}
                       />
                     </td>
@@ -106,6 +113,7 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
                       <Act
                         label="Edit events"
                         url={hook.url}
+                        locked={locked}
                         onClick={() => setDialog({ kind: 'events', hook })}
                       />
                       <Act
@@ -113,16 +121,18 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
                         url={hook.url}
                         onClick={() => setWatching({ hook, focus: true })}
                       />
-                      <Act label="Send test" url={hook.url} onClick={() => sendTest(hook)} />
+                      <Act label="Send test" url={hook.url} locked={locked} onClick={() => sendTest(hook)} />
                       <Act
                         label="Rotate secret"
                         url={hook.url}
+                        locked={locked}
                         onClick={() => setDialog({ kind: 'rotate', hook })}
                       />
                       <Act
                         label="Delete webhook"
                         text="Delete"
                         url={hook.url}
+                        locked={locked}
                         danger
                         onClick={() => setDialog({ kind: 'delete', hook })}
                       />
@@ -144,14 +154,16 @@ export function WebhooksScreen({ project, env }: { project: string; env: string 
             onClose={() => setWatching(undefined)}
           />
         )}
-        <NewWebhookForm
-          path={base}
-          covered={dialog?.kind === 'events'}
-          onCreated={(created) => {
-            setSecret({ title: 'Webhook signing secret', value: created.secret });
-            hooks.reload();
-          }}
-        />
+        {editor.ok && (
+          <NewWebhookForm
+            path={base}
+            covered={dialog?.kind === 'events'}
+            onCreated={(created) => {
+              setSecret({ title: 'Webhook signing secret', value: created.secret });
+              hooks.reload();
+            }}
+          />
+        )}
       </Behind>
       {dialog?.kind === 'events' && (
         <EditEventsDialog
@@ -197,16 +209,20 @@ interface ActProps {
   url: string;
   text?: string;
   danger?: boolean;
+  /** Why the role may not use it, when it may not. */
+  locked?: string | undefined;
   onClick: () => void;
 }
 
 /** A row action: visible `text`, named `label: URL` for assistive technology. */
-function Act({ label, url, text, danger, onClick }: ActProps) {
+function Act({ label, url, text, danger, locked, onClick }: ActProps) {
   return (
     <button
       type="button"
       class={danger ? 'small danger' : 'small'}
       aria-label={`${label}: ${url}`}
+      disabled={locked !== undefined}
+      title={locked}
       onClick={onClick}
     >
       {text ?? label}

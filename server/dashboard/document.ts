@@ -69,7 +69,8 @@ export function adminDocumentRoute(routes: () => readonly Route<Authenticated>[]
             scheme: {
               type: 'http',
               scheme: 'bearer',
-              description: '`Authorization: Bearer <admin token>`: the token the server prints at start.',
+              description:
+                '`Authorization: Bearer <admin token>` (the token the server prints at start, acting as an admin) or `Bearer fw_pat_...` (a personal access token, acting as its user with their role).',
             },
           },
           {
@@ -83,14 +84,23 @@ export function adminDocumentRoute(routes: () => readonly Route<Authenticated>[]
             },
           },
         ],
-        refusals: (method) => ({
-          401: errorAnswer('`UNAUTHORIZED`: no admin credential, or not a valid one.'),
-          ...(method !== 'GET' && {
-            403: errorAnswer(
-              "`FORBIDDEN`: a change by the session cookie, not from the server's own `Origin` (CSRF).",
+        refusals: (method, spec) => {
+          const role = spec.role ?? (spec.readOnly ? 'viewer' : 'editor');
+          const why = [
+            ...(role === 'viewer'
+              ? []
+              : [`a caller below the ${role} role (the message names the role needed)`]),
+            ...(method === 'GET'
+              ? []
+              : ["a change by the session cookie, not from the server's own `Origin` (CSRF)"]),
+          ];
+          return {
+            401: errorAnswer(
+              '`UNAUTHORIZED`: no admin credential, or not a valid one (ended, revoked, expired, disabled).',
             ),
-          }),
-        }),
+            ...(why.length > 0 && { 403: errorAnswer(`\`FORBIDDEN\`: ${why.join('; or ')}.`) }),
+          };
+        },
       }),
     false,
   );

@@ -23,6 +23,8 @@ import type { BaseOp } from '../state/kernel/ops.js';
 import type { PeopleOp } from '../state/people/ops.js';
 import type { PeopleService } from '../state/people/people-service.js';
 import { adminApiRoutes, adminDocumentRoute } from './document.js';
+import type { OidcRelyingParty } from './oidc.js';
+import { answerOidc, isOidcPath, ssoRoute } from './oidc-routes.js';
 import type { OwnOrigins } from './origins.js';
 import { invitationRoute } from './people-routes.js';
 import { identify as identifyRequest, type Principal, roleAtLeast, roleOf } from './principal.js';
@@ -48,6 +50,7 @@ const NOBODY: AdminGrant = {
   access: 'full',
   actor: ADMIN_TOKEN_ACTOR,
   principal: { via: 'adminToken', user: null, actor: ADMIN_TOKEN_ACTOR, by: 'bearer' },
+  require() {},
 };
 
 export interface DashboardHandlerDeps {
@@ -64,6 +67,8 @@ export interface DashboardHandlerDeps {
   routes: readonly Route<AdminGrant>[];
   /** The flag and webhook routes of `/api/v1`. */
   envRoutes: readonly Route[];
+  /** Single sign-on (`./oidc.ts`); none without it. */
+  oidc?: OidcRelyingParty | undefined;
 }
 
 /** The dashboard's handler: `false` for a path not its own (the API's). */
@@ -91,7 +96,7 @@ function roleRefused(
   return new ApiError(
     403,
     'FORBIDDEN',
-    `cannot ${action}: needs the ${needed} role${where}; you are ${has === 'admin' ? 'an' : 'a'} ${has}`,
+    `cannot ${action}: needs the ${needed} role${where}; you are ${has === 'viewer' ? 'a' : 'an'} ${has}`,
   );
 }
 
@@ -127,10 +132,14 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
 
   const signIn = sessionRoute({ auth, sessions, people, throttle, isSameOrigin, identify });
   const accept = invitationRoute({ people, auth, isSameOrigin });
+  const sso = ssoRoute(deps.oidc);
   const document = adminDocumentRoute(() => served);
   const routes = [document, ...deps.routes];
   // What the admin API serves, as its document lists it.
-  const served = adminApiRoutes([signIn, accept, ...routes], envRoutes as readonly Route<Authenticated>[]);
+  const served = adminApiRoutes(
+    [signIn, accept, sso, ...routes],
+    envRoutes as readonly Route<Authenticated>[],
+  );
 
   /** An admin API request but the session endpoints. */
   async function adminApi(req: IncomingMessage, res: ServerResponse, path: string, query: string) {
@@ -167,7 +176,16 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
     const match = matchRoute(routes, `/${rest}`);
     if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
     requireRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
-    const grant: AdminGrant = { access: 'full', actor: principal.actor, principal };
+    const action = specOf(match.route, req.method)?.action ?? 'do that';
+    const grant: AdminGrant = {
+      access: 'full',
+      actor: principal.actor,
+      principal,
+      require(needed, inProject) {
+        if (!roleAtLeast(roleOf(principal, inProject), needed))
+          throw roleRefused(principal, needed, action, inProject);
+      },
+    };
     return invokeRoute(match.route, match.params, grant, req, res, path, query);
   }
 
@@ -177,14 +195,16 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
     path: string,
     query: string,
   ): Promise<void> | void | false => {
+    if (isOidcPath(path)) return answerOidc(deps.oidc, req, res, path, query);
     if (!path.startsWith(PREFIX)) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       return assets.serve(req, res, path) ? undefined : false;
     }
     const rest = path.slice(PREFIX.length).replace(/\/$/, '');
-    if (rest === 'session' || rest === 'invitations/accept') {
+    if (rest === 'session' || rest === 'invitations/accept' || rest === 'sso') {
       for (const [name, value] of Object.entries(ADMIN_HEADERS)) res.setHeader(name, value);
-      return invokeRoute(rest === 'session' ? signIn : accept, {}, NOBODY, req, res, path, query);
+      const route = rest === 'session' ? signIn : rest === 'sso' ? sso : accept;
+      return invokeRoute(route, {}, NOBODY, req, res, path, query);
     }
     return adminApi(req, res, path, query);
   };

@@ -36,6 +36,8 @@ const isWildcard = (address: string): boolean =>
 export class OwnOrigins {
   readonly #publicOrigin: string | undefined;
   #origins: ReadonlySet<string>;
+  /** The origin of the address the server listens on, as it prints its URL. */
+  #listening: string | undefined;
 
   /** `publicUrl`: the origin people reach the server at (already checked by the options). */
   constructor(publicUrl: string | undefined) {
@@ -53,6 +55,7 @@ export class OwnOrigins {
     const loopback = [`http://localhost:${port}`, `http://127.0.0.1:${port}`, `http://[::1]:${port}`];
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     const own = originOf(`http://${host}:${port}`);
+    this.#listening = isWildcard(address.address) ? originOf(loopback[0]!) : own;
     if (isWildcard(address.address)) {
       this.#origins = new Set(loopback.map((o) => originOf(o)!));
       return (
@@ -78,7 +81,7 @@ export class OwnOrigins {
   linkOrigin(req: IncomingMessage): string {
     if (this.#publicOrigin !== undefined) return this.#publicOrigin;
     if (this.matches(req)) return originOf(req.headers.origin as string)!;
-    return [...this.#origins][0] ?? 'http://localhost';
+    return this.#listening ?? [...this.#origins][0] ?? 'http://localhost';
   }
 
   /** Whether the request's `Origin` is one of the server's own: same scheme, host and port. */

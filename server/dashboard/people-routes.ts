@@ -348,10 +348,12 @@ export function invitationRoute(deps: InvitationRouteDeps): Route<AdminGrant> {
           answers: {
             200: { ...ok('Accepted and signed in (the session cookie is set)', SessionAnswer) },
             400: errorAnswer(
-              '`VALIDATION_ERROR`: the password is under 12 characters (the link still works)',
+              '`INVALID_JSON`: the body is not JSON; `VALIDATION_ERROR`: the password is under 12 characters (the link still works)',
             ),
             403: errorAnswer("`FORBIDDEN`: not from the server's own `Origin` (CSRF)."),
             410: errorAnswer('`GONE`: the link was used or has expired'),
+            413: errorAnswer('`PAYLOAD_TOO_LARGE`: the body is over its limit.'),
+            415: errorAnswer('`UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`.'),
           },
         },
         handler: async ({ req, res }) => accept(req, res),

@@ -26,7 +26,7 @@ import type { CopyService } from '../state/copy/copy-service.js';
 import type { FlagService } from '../state/flags/flag-service.js';
 import { toFlag } from '../state/flags/representation.js';
 import type { Ledger } from '../state/kernel/ledger.js';
-import type { Actor, Environment } from '../state/kernel/model.js';
+import type { Actor, Environment, Role } from '../state/kernel/model.js';
 import type { StreamHub } from '../stream/hub.js';
 import { evaluateRoutes } from './evaluate.js';
 import type { AdminEvents } from './events.js';
@@ -46,6 +46,8 @@ export interface AdminGrant {
   access: 'full';
   actor: Actor;
   principal: Principal;
+  /** Refuses (`403` naming it) unless the principal's role inside `project` is at least `role`: for a route whose projects are in its body. */
+  require(role: Role, project: string): void;
 }
 
 export interface AdminRouteDeps {

@@ -58,14 +58,20 @@ export function sessionAnswer(principal: Pick<Principal, 'user' | 'via'>): Sessi
   return { signedIn: true, user: principal.user && sessionUser(principal.user), via: principal.via };
 }
 
+/** Password checks one client address may have running at once. */
+const CHECKS_PER_ADDRESS = 2;
+/** Password checks the server runs at once. */
+const CHECKS_AT_ONCE = 4;
+
 /** The request's client address, for throttling. */
 const addressOf = (req: IncomingMessage): string => req.socket.remoteAddress ?? 'unknown';
 
 /** The session route: answered by the admin API's handler before any credential is asked for. */
 export function sessionRoute(deps: SessionRouteDeps): Route<AdminGrant> {
   const { auth, sessions, people, throttle, isSameOrigin, identify } = deps;
-  /** Accounts whose password is being checked now. */
+  /** Accounts whose password is being checked now, and how many checks each address has running. */
   const verifying = new Set<string>();
+  const fromAddress = new Map<string, number>();
 
   /** Answers a new session: its cookie, and who it signs in. */
   function signedIn(res: ServerResponse, session: StoredSession, principal: Pick<Principal, 'user' | 'via'>) {
@@ -130,18 +136,26 @@ export function sessionRoute(deps: SessionRouteDeps): Route<AdminGrant> {
           }
           const address = addressOf(req);
           const account = normalEmail(body.email);
-          // One check at a time per account: a burst sent at once cannot outrun the count of failures.
-          const wait = verifying.has(account) ? 1 : throttle.retryAfter(account, address);
+          // One check at a time per account, two per address, four in all (each scrypt holds 128 MiB):
+          // a burst sent at once cannot outrun the count of failures, nor the server's memory.
+          const running = fromAddress.get(address) ?? 0;
+          const busy =
+            verifying.has(account) || running >= CHECKS_PER_ADDRESS || verifying.size >= CHECKS_AT_ONCE;
+          const wait = busy ? 1 : throttle.retryAfter(account, address);
           if (wait > 0)
             throw new ApiError(429, 'RATE_LIMITED', `too many sign-ins: try again in ${wait} s`, {
               'retry-after': String(wait),
             });
           verifying.add(account);
+          fromAddress.set(address, running + 1);
           let user: StoredUser | undefined;
           try {
             user = await people.verify(account, body.password);
           } finally {
             verifying.delete(account);
+            const left = (fromAddress.get(address) ?? 1) - 1;
+            if (left > 0) fromAddress.set(address, left);
+            else fromAddress.delete(address);
           }
           if (!user) {
             throttle.failed(account, address);

@@ -25,9 +25,16 @@ import { ifMatchHeader, type Versioned, versionOfEtag, type WriteOptions } from 
 export type { SegmentRecord, WebhookDeliveryAttempt, WebhookDeliveryRecord };
 
 export interface ManagementClientOptions {
-  /** The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`. */
+  /**
+   * The management base URL with `/api/v1`, e.g. `http://127.0.0.1:8787/api/v1`; or, with a
+   * personal access token, an environment of the admin API,
+   * `http://127.0.0.1:8787/admin/api/environments/PROJECT/ENVIRONMENT` (`docs/protocol.md` §10.6).
+   */
   baseUrl: string;
-  /** A full-access API key for writes and webhooks; a read-only key can list and read flags. */
+  /**
+   * A full-access API key for writes and webhooks (a read-only key can list and read flags), or a
+   * personal access token (`fw_pat_...`) acting with its user's role.
+   */
   apiKey: string;
   /** @default globalThis.fetch */
   fetch?: typeof fetch;

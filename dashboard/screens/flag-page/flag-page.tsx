@@ -15,9 +15,11 @@ import { useFeedback } from '../../components/feedback.js';
 import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
 import { ErrorText } from '../../components/page-parts.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
+import { RoleNote } from '../../components/role-note.js';
 import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
 import { useResource } from '../../resource.js';
+import { useCan } from '../../roles.js';
 import { envHref } from '../../route.js';
 import { changesBetween } from '../../targeting/diff.js';
 import { bodyOf, DRAFT_FIELDS, type Draft, draftOf, patchOf, pathOf } from '../../targeting/draft.js';
@@ -51,6 +53,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
   const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
   const [match, setMatch] = useState<{ rule: number | undefined; user: string }>();
   const saved = useFeedback();
+  const editor = useCan(project, 'editor');
   const { saved: flag, draft } = live;
 
   if (!flag || !draft) {
@@ -126,18 +129,22 @@ export function FlagPage({ project, env, flagKey }: Props) {
           onKeep={() => live.merge(() => 'yours')}
         />
       )}
+      <RoleNote allowed={editor} what="Changing this flag" />
       <div aria-hidden={reviewing ? 'true' : undefined}>
-        <FlagSections
-          project={project}
-          env={env}
-          flag={flag}
-          draft={draft}
-          setDraft={live.setDraft}
-          flags={flags.data ?? []}
-          segments={(segments.data ?? []).map((s) => s.key)}
-          refusal={refusal}
-          marks={marks}
-        />
+        {/* A viewer reads the targeting as it is: every control of it is disabled. */}
+        <fieldset class="read-only" disabled={!editor.ok} title={editor.reason}>
+          <FlagSections
+            project={project}
+            env={env}
+            flag={flag}
+            draft={draft}
+            setDraft={live.setDraft}
+            flags={flags.data ?? []}
+            segments={(segments.data ?? []).map((s) => s.key)}
+            refusal={refusal}
+            marks={marks}
+          />
+        </fieldset>
         <WhoGetsWhat
           project={project}
           env={env}

@@ -17,6 +17,8 @@ import { CharCount, overBy } from '../../components/char-count.js';
 import { InitialPercent } from '../../components/initial-percent.js';
 import { KeyField, keyProblem, keyUsable } from '../../components/key-field.js';
 import { ErrorText } from '../../components/page-parts.js';
+import { RoleNote } from '../../components/role-note.js';
+import { useCan } from '../../roles.js';
 import { envHref, navigate } from '../../route.js';
 import type { Flag } from '../../types.js';
 import { useAction } from '../../use-action.js';
@@ -67,6 +69,7 @@ export function NewFlagPage({ project, env, initialKey }: Props) {
   const [offVariant, setOff] = useState(0);
   const [fallthrough, setFallthrough] = useState(0);
   const { busy, error, run } = useAction();
+  const editor = useCan(project, 'editor');
 
   const problem = keyProblem(key, [], 'Flag');
   const names = rows.map((r) => r.name);
@@ -133,6 +136,7 @@ export function NewFlagPage({ project, env, initialKey }: Props) {
           </p>
         </>
       )}
+      <RoleNote allowed={editor} what="Creating flags" />
       <form class="panel stack" onSubmit={submit}>
         <div class="row">
           <KeyField label="Flag key" value={key} problem={problem} onInput={setKey} />
@@ -252,7 +256,7 @@ export function NewFlagPage({ project, env, initialKey }: Props) {
         )}
         <ErrorText message={error} />
         <div class="actions">
-          <button type="submit" class="primary" disabled={busy || !ready}>
+          <button type="submit" class="primary" disabled={busy || !ready || !editor.ok} title={editor.reason}>
             Create flag
           </button>
           <span class="hint">It starts off; its targeting opens next.</span>

@@ -16,11 +16,13 @@ import { useFeedback } from '../../components/feedback.js';
 import { MergeDialog, NOTHING_LEFT } from '../../components/merge-dialog.js';
 import { ErrorText } from '../../components/page-parts.js';
 import { ReviewDialog } from '../../components/review-dialog.js';
+import { RoleNote } from '../../components/role-note.js';
 import { emptyClause, RulesEditor } from '../../components/rules-editor.js';
 import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';
+import { useCan } from '../../roles.js';
 import { envHref } from '../../route.js';
 import { changesBetween } from '../../targeting/diff.js';
 import { inside, pathOf } from '../../targeting/draft.js';
@@ -66,6 +68,7 @@ export function SegmentPage({
   const [merging, setMerging] = useState(false);
   const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
   const saved = useFeedback();
+  const editor = useCan(project, 'editor');
   const { saved: segment, draft, setDraft } = live;
   const back = (
     <p>
@@ -141,90 +144,94 @@ export function SegmentPage({
           onKeep={() => live.merge(() => 'yours')}
         />
       )}
+      <RoleNote allowed={editor} what="Changing and deleting this segment" />
       <div aria-hidden={reviewing ? 'true' : undefined}>
-        <Section title="Description">
-          <div class="field">
-            <label for={`${id}-d`}>Segment description</label>
-            <textarea
-              id={`${id}-d`}
-              rows={2}
-              value={draft.description}
-              aria-describedby={`${id}-c`}
-              onInput={(e) => set('description', e.currentTarget.value)}
+        {/* A viewer reads the segment as it is: every control of it is disabled. */}
+        <fieldset class="read-only" disabled={!editor.ok} title={editor.reason}>
+          <Section title="Description">
+            <div class="field">
+              <label for={`${id}-d`}>Segment description</label>
+              <textarea
+                id={`${id}-d`}
+                rows={2}
+                value={draft.description}
+                aria-describedby={`${id}-c`}
+                onInput={(e) => set('description', e.currentTarget.value)}
+              />
+              <CharCount id={`${id}-c`} text={draft.description} max={DESCRIPTION_MAX_LENGTH} />
+            </div>
+          </Section>
+          <Section
+            title={`Included users (${number(draft.included.length)})`}
+            hint="Always in the segment, by user key."
+          >
+            <ChipsInput
+              label="Included user keys"
+              values={draft.included}
+              noun={['key', 'keys']}
+              onChange={(v) => set('included', v as string[])}
+              error={reason('included')}
             />
-            <CharCount id={`${id}-c`} text={draft.description} max={DESCRIPTION_MAX_LENGTH} />
-          </div>
-        </Section>
-        <Section
-          title={`Included users (${number(draft.included.length)})`}
-          hint="Always in the segment, by user key."
-        >
-          <ChipsInput
-            label="Included user keys"
-            values={draft.included}
-            noun={['key', 'keys']}
-            onChange={(v) => set('included', v as string[])}
-            error={reason('included')}
+          </Section>
+          <Section
+            title={`Excluded users (${number(draft.excluded.length)})`}
+            hint="Never in the segment, even when a rule matches them (unless included)."
+          >
+            <ChipsInput
+              label="Excluded user keys"
+              values={draft.excluded}
+              noun={['key', 'keys']}
+              onChange={(v) => set('excluded', v as string[])}
+              error={reason('excluded')}
+            />
+          </Section>
+          <Section
+            title="Rules"
+            hint="Anyone else is in the segment when any rule matches them (all of its conditions hold)."
+          >
+            <RulesEditor<SegmentRule>
+              rules={draft.rules}
+              onChange={(rules) => set('rules', rules)}
+              newRule={() => ({ clauses: [emptyClause()] })}
+              keyOf={(_, i) => String(i)}
+              context={{ project, env, segments: undefined }}
+              error={refusal && inside(refusal.path, 'rules') ? refusal : undefined}
+            />
+          </Section>
+          <Section title="Used by">
+            {users.length === 0 ? (
+              <p>No flag's rules name this segment.</p>
+            ) : (
+              <ul>
+                {users.map((k) => (
+                  <li key={k}>
+                    <a href={envHref(project, env, 'flags', k)}>
+                      <bdi>{k}</bdi>
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            )}
+            <DeleteSegment
+              project={project}
+              env={env}
+              segmentKey={segment.key}
+              version={live.version}
+              follow={(on) => live.hold(!on)}
+            />
+          </Section>
+          <SaveBar
+            changes={changes.length}
+            dirty={live.dirty}
+            blocked={overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
+            onReview={() => (live.elsewhere ? setMerging(true) : setReviewing(true))}
+            onDiscard={() => {
+              live.discard();
+              setRefusal(undefined);
+            }}
+            saved={saved}
           />
-        </Section>
-        <Section
-          title={`Excluded users (${number(draft.excluded.length)})`}
-          hint="Never in the segment, even when a rule matches them (unless included)."
-        >
-          <ChipsInput
-            label="Excluded user keys"
-            values={draft.excluded}
-            noun={['key', 'keys']}
-            onChange={(v) => set('excluded', v as string[])}
-            error={reason('excluded')}
-          />
-        </Section>
-        <Section
-          title="Rules"
-          hint="Anyone else is in the segment when any rule matches them (all of its conditions hold)."
-        >
-          <RulesEditor<SegmentRule>
-            rules={draft.rules}
-            onChange={(rules) => set('rules', rules)}
-            newRule={() => ({ clauses: [emptyClause()] })}
-            keyOf={(_, i) => String(i)}
-            context={{ project, env, segments: undefined }}
-            error={refusal && inside(refusal.path, 'rules') ? refusal : undefined}
-          />
-        </Section>
-        <Section title="Used by">
-          {users.length === 0 ? (
-            <p>No flag's rules name this segment.</p>
-          ) : (
-            <ul>
-              {users.map((k) => (
-                <li key={k}>
-                  <a href={envHref(project, env, 'flags', k)}>
-                    <bdi>{k}</bdi>
-                  </a>
-                </li>
-              ))}
-            </ul>
-          )}
-          <DeleteSegment
-            project={project}
-            env={env}
-            segmentKey={segment.key}
-            version={live.version}
-            follow={(on) => live.hold(!on)}
-          />
-        </Section>
-        <SaveBar
-          changes={changes.length}
-          dirty={live.dirty}
-          blocked={overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
-          onReview={() => (live.elsewhere ? setMerging(true) : setReviewing(true))}
-          onDiscard={() => {
-            live.discard();
-            setRefusal(undefined);
-          }}
-          saved={saved}
-        />
+        </fieldset>
       </div>
       {merging && (
         <MergeDialog

@@ -10,9 +10,11 @@ import { CharCount, overBy } from '../../components/char-count.js';
 import { KeyField, keyProblem, keyUsable } from '../../components/key-field.js';
 import { LongText } from '../../components/long-text.js';
 import { CellLabel, EmptyState, ErrorText, focusById, TableWrap } from '../../components/page-parts.js';
+import { RoleNote } from '../../components/role-note.js';
 import { useEnvChanges } from '../../events.js';
 import { number } from '../../format.js';
 import { useResource } from '../../resource.js';
+import { useCan } from '../../roles.js';
 import { envHref, navigate } from '../../route.js';
 import type { Flag, SegmentView } from '../../types.js';
 import { useAction } from '../../use-action.js';
@@ -38,6 +40,7 @@ export function SegmentsScreen({ project, env }: { project: string; env: string 
     flags.reload();
   });
   const list = segments.data;
+  const editor = useCan(project, 'editor');
   return (
     <>
       <h2>Segments</h2>
@@ -45,15 +48,18 @@ export function SegmentsScreen({ project, env }: { project: string; env: string 
         A segment is a group of users (listed by key, or matched by rules) that flags' rules can name: “is in
         segment”.
       </p>
-      {list && <NewSegmentForm project={project} env={env} taken={list.map((s) => s.key)} />}
+      <RoleNote allowed={editor} what="Creating and changing segments" />
+      {list && editor.ok && <NewSegmentForm project={project} env={env} taken={list.map((s) => s.key)} />}
       <ErrorText message={segments.error} />
       {!list ? (
         !segments.error && <p>Loading…</p>
       ) : list.length === 0 ? (
         <EmptyState text="No segments yet. Create one for a group of users that several rules target (beta testers, staff).">
-          <button type="button" class="primary" onClick={() => focusById(NEW_KEY_ID)}>
-            Create the first segment
-          </button>
+          {editor.ok && (
+            <button type="button" class="primary" onClick={() => focusById(NEW_KEY_ID)}>
+              Create the first segment
+            </button>
+          )}
         </EmptyState>
       ) : (
         <TableWrap label="Segments" cards>

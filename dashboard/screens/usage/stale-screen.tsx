@@ -12,6 +12,7 @@ import { api, envApi, messageOf } from '../../api.js';
 import { CellLabel, ErrorText } from '../../components/page-parts.js';
 import { dateTime, jsonish, number } from '../../format.js';
 import { useResource } from '../../resource.js';
+import { useCan } from '../../roles.js';
 import { envHref } from '../../route.js';
 import type { FlagUsage, StaleAnswer, StaleFlag } from '../../usage/api.js';
 import { DAY } from '../../usage/axis.js';
@@ -33,6 +34,7 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
     flags.reload();
   };
   useUsageRefresh(project, env, reload);
+  const editor = useCan(project, 'editor');
 
   const report = stale.data;
   const header = <UsageHeader project={project} env={env} stale />;
@@ -63,7 +65,13 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
   };
   /** A button named `text` and the key, that marks `key` (`done`: what is then said). */
   const button = (key: string, text: string, body: Mark, what: string, done: string) => (
-    <button type="button" class="small" disabled={busy} onClick={() => mark(key, body, what, () => done)}>
+    <button
+      type="button"
+      class="small"
+      disabled={busy || !editor.ok}
+      title={editor.reason}
+      onClick={() => mark(key, body, what, () => done)}
+    >
       {text}
       <span class="visually-hidden"> {key}</span>
     </button>
@@ -110,7 +118,7 @@ export function StaleScreen({ project, env }: { project: string; env: string }) 
                     )}
                     <Snooze
                       flag={f.key}
-                      busy={busy}
+                      busy={busy || !editor.ok}
                       onSnooze={(days) =>
                         mark(
                           f.key,

@@ -48,9 +48,19 @@ function copyBody(admin: AdminService, body: unknown, apply: boolean) {
 const MANAGED = '`CONFIG_MANAGED`: the config file or the default set-up names it';
 const COPY_404 = errorAnswer('`NOT_FOUND`: no such environment, or a flag named is not in `from`');
 
-export function lifecycleRoutes<G extends Authenticated & { actor: Actor }>(
-  deps: LifecycleRouteDeps,
-): Route<G>[] {
+/** A grant that names who acts and, in the admin API, refuses them below a role inside a project. */
+type ActingGrant = Authenticated & {
+  actor: Actor;
+  require?: (role: 'viewer' | 'editor' | 'admin', project: string) => void;
+};
+
+/** Refuses a copy unless the caller may read its source and write its target (their roles there). */
+function mayCopy(grant: ActingGrant, request: { source: Environment; target: Environment }, writes: boolean) {
+  grant.require?.('viewer', request.source.project);
+  grant.require?.(writes ? 'editor' : 'viewer', request.target.project);
+}
+
+export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps): Route<G>[] {
   const { admin, lifecycle, copies, envView, projectView } = deps;
   return [
     defineRoute<G>(
@@ -150,8 +160,10 @@ export function lifecycleRoutes<G extends Authenticated & { actor: Actor }>(
             body: A.CopyFlagsInput,
             answers: { 200: ok('What the copy would do', A.CopyPreview), 404: COPY_404 },
           },
-          handler: async ({ res, body }) => {
-            const preview: CopyPreview = await copies.preview(copyBody(admin, body, false));
+          handler: async ({ res, body, grant }) => {
+            const request = copyBody(admin, body, false);
+            mayCopy(grant, request, false);
+            const preview: CopyPreview = await copies.preview(request);
             sendJson(res, 200, preview);
           },
         },
@@ -179,7 +191,9 @@ export function lifecycleRoutes<G extends Authenticated & { actor: Actor }>(
             },
           },
           handler: async ({ res, body, grant }) => {
-            const done: CopyPreview = await copies.apply(copyBody(admin, body, true), grant.actor);
+            const request = copyBody(admin, body, true);
+            mayCopy(grant, request, true);
+            const done: CopyPreview = await copies.apply(request, grant.actor);
             sendJson(res, 200, done);
           },
         },

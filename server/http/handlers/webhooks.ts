@@ -21,7 +21,9 @@ export function webhookRoutes(
   return [
     defineRoute('webhooks', {
       GET: {
+        // A read-only key may not see where events go; in the admin API, a viewer reads them.
         readOnly: false,
+        role: 'viewer',
         body: false,
         action: 'list webhooks',
         doc: { summary: 'List the webhooks', answers: { 200: ok('The webhooks', Type.Array(W.Webhook)) } },
@@ -45,7 +47,9 @@ export function webhookRoutes(
     }),
     defineRoute('webhooks/:id', {
       GET: {
+        // A read-only key may not see where events go; in the admin API, a viewer reads them.
         readOnly: false,
+        role: 'viewer',
         body: false,
         action: 'read webhooks',
         doc: { summary: 'Read a webhook', answers: { 200: ok('The webhook', W.Webhook), 404: NO_WEBHOOK } },
@@ -80,7 +84,9 @@ export function webhookRoutes(
     }),
     defineRoute('webhooks/:id/deliveries', {
       GET: {
+        // A read-only key may not see where events go; in the admin API, a viewer reads them.
         readOnly: false,
+        role: 'viewer',
         body: false,
         action: 'read webhook deliveries',
         doc: {

@@ -190,6 +190,12 @@ export class PeopleService {
     if (typeof token !== 'string' || token.length > 200)
       throw gone('that invitation link is not valid (used or expired)');
     const digest = sha256(token);
+    // The link first (as of every change committed so far): no scrypt is spent on a link that is not one.
+    const live = await this.settled(() => {
+      const invitation = this.#db.people.invitations.get(digest);
+      return invitation !== undefined && invitation.expires > this.#settings.now();
+    });
+    if (!live) throw gone('that invitation link is not valid (used or expired)');
     const hash = await hashPassword(password as string);
     let accepted: StoredUser | undefined;
     await this.#ledger.commit('', () => {
@@ -227,7 +233,8 @@ export class PeopleService {
     const refused = (why: string) => new ApiError(401, 'UNAUTHORIZED', `single sign-on refused: ${why}`);
     const email = normalEmail(claims.email ?? '');
     if (!email.includes('@')) throw refused('the identity provider named no e-mail address');
-    if (claims.emailVerified !== true) throw refused('the identity provider has not verified that e-mail address');
+    if (claims.emailVerified !== true)
+      throw refused('the identity provider has not verified that e-mail address');
     const domain = email.slice(email.lastIndexOf('@') + 1);
     if (allowedDomains.length > 0 && !allowedDomains.includes(domain))
       throw refused(`e-mail addresses of ${domain} may not sign in here`);

@@ -252,7 +252,7 @@ describe('history, webhooks, live', () => {
   it('shows every change with what changed and through which credential', async () => {
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByRole('heading', { name: 'History' }).waitFor();
-    await page.getByRole('cell', { name: 'Dashboard' }).first().waitFor();
+    await page.getByRole('cell', { name: 'Admin token' }).first().waitFor();
     const text = (await page.locator('main').textContent())!;
     expect(text).toContain('percentage');
     expect(text).toMatch(/API key fw_live_…\w{4}/);

@@ -144,7 +144,7 @@ describe('two people editing one flag', () => {
       .map((e) => [e.actor.type, e.changes]);
     expect(changes).toEqual([
       [
-        'dashboard',
+        'adminToken',
         [
           {
             field: 'targets',
@@ -153,7 +153,7 @@ describe('two people editing one flag', () => {
           },
         ],
       ],
-      ['dashboard', [{ field: 'targets', from: null, to: [{ variant: 'blue', keys: ['alice'] }] }]],
+      ['adminToken', [{ field: 'targets', from: null, to: [{ variant: 'blue', keys: ['alice'] }] }]],
     ]);
     // A's page, untouched, follows B's save.
     await expect

@@ -12,7 +12,9 @@ import { routesOf } from '../../../server/start-server.js';
 import { adminCaller } from '../../helpers/admin.js';
 import { type AdminWalkServer, adminRecipes, scopedRecipes } from '../../helpers/openapi-recipes/admin.js';
 import { flagsRecipes } from '../../helpers/openapi-recipes/flags.js';
+import { withPeople } from '../../helpers/openapi-recipes/people.js';
 import { segmentsRecipes } from '../../helpers/openapi-recipes/segments.js';
+import { ssoRecipes } from '../../helpers/openapi-recipes/sso.js';
 import { usageRecipes } from '../../helpers/openapi-recipes/usage.js';
 import { webhookRecipes } from '../../helpers/openapi-recipes/webhooks.js';
 import { listedOperations, servedOperations, walkDocument } from '../../helpers/openapi-walk.js';
@@ -76,10 +78,15 @@ describe('the admin API document', () => {
         keys: { full: KEYS.acmeProdFull, readOnly: KEYS.acmeProdRead, client: CLIENT_KEY },
       },
     };
-    const recipes = {
-      ...adminRecipes(server),
-      ...scopedRecipes({ ...flagsRecipes, ...segmentsRecipes, ...usageRecipes, ...webhookRecipes }, server),
-    };
+    const recipes = withPeople(
+      server,
+      {
+        ...adminRecipes(server),
+        ...ssoRecipes,
+        ...scopedRecipes({ ...flagsRecipes, ...segmentsRecipes, ...usageRecipes, ...webhookRecipes }, server),
+      },
+      doc,
+    );
     const walked = await walkDocument(
       doc as never,
       origin,
