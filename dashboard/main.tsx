@@ -41,15 +41,18 @@ import type { SessionAnswer } from './types.js';
  * out of the address bar before anything else happens, so it stays out of history, bookmarks and
  * screenshots; the fragment never reaches the server.
  */
-type FragmentCredential = { token: string } | { invite: string };
+type FragmentCredential = { token: string } | { invite: string } | { ssoError: string };
 
 function takeFragment(): FragmentCredential | undefined {
   const params = new URLSearchParams(location.hash.slice(1));
   const token = params.get('token');
   const invite = params.get('invite');
-  if (token === null && invite === null) return undefined;
+  // A refused single sign-on comes back with its reason (`/#sso-error=...`).
+  const ssoError = params.get('sso-error');
+  if (token === null && invite === null && ssoError === null) return undefined;
   history.replaceState(null, '', location.pathname + location.search);
-  return token !== null ? { token } : { invite: invite ?? '' };
+  if (token !== null) return { token };
+  return invite !== null ? { invite } : { ssoError: ssoError ?? '' };
 }
 
 const fragmentOnLoad = takeFragment();
@@ -97,8 +100,11 @@ function App() {
             ),
           ),
       );
-    const take = (found: FragmentCredential) =>
-      'token' in found ? exchange(found.token) : setAuth({ state: 'invite', token: found.invite });
+    const take = (found: FragmentCredential) => {
+      if ('token' in found) return exchange(found.token);
+      if ('invite' in found) return setAuth({ state: 'invite', token: found.invite });
+      setAuth(signedOut(`Single sign-on did not sign you in: ${found.ssoError}`));
+    };
     if (fragmentOnLoad !== undefined) take(fragmentOnLoad);
     else {
       api<SessionAnswer>('/admin/api/session', { signOutOn401: false }).then(

@@ -2,7 +2,7 @@
  * The screen without a session (`docs/protocol.md` §10.2, §10.6): a person signs in with their
  * e-mail address and password; the operator may paste the admin token instead (or open the URL
  * flagwire-server prints, `#token=...`). One form, one "Sign in": it uses what was filled in.
- * Ways to sign in that the server offers besides (single sign-on, to come) go in `OTHER_WAYS`.
+ * Single sign-on, when the server offers it (`GET /admin/api/sso`), is a link above the form.
  */
 import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useState } from 'preact/hooks';
@@ -20,12 +20,37 @@ export function signIn(input: SessionInput): Promise<SessionAnswer> {
 /** Exchanges the admin token for the session cookie (`docs/protocol.md` §10.2). */
 export const exchangeToken = (token: string): Promise<SessionAnswer> => signIn({ token });
 
-/**
- * Other ways to sign in, each a link or a button above the form. Single sign-on, once the server
- * says it is configured, is one line here:
- * `<a class="button" href="/admin/oidc/login">Sign in with SSO</a>`.
- */
-const OTHER_WAYS: ComponentChildren[] = [];
+/** Other ways to sign in, each a link or a button above the form: single sign-on, when offered. */
+const otherWays = (sso: SsoOffer | undefined): ComponentChildren[] =>
+  sso?.enabled && sso.loginUrl
+    ? [
+        <a key="sso" class="button" href={sso.loginUrl}>
+          Sign in with SSO
+        </a>,
+      ]
+    : [];
+
+/** `GET /admin/api/sso`: whether the server offers single sign-on, and where it starts. */
+interface SsoOffer {
+  enabled: boolean;
+  loginUrl: string | null;
+}
+
+/** The server's single sign-on, asked once per screen; none when it cannot say. */
+function useSso(): SsoOffer | undefined {
+  const [sso, setSso] = useState<SsoOffer>();
+  useEffect(() => {
+    let live = true;
+    fetch('/admin/api/sso', { credentials: 'same-origin' })
+      .then((res) => (res.ok ? (res.json() as Promise<SsoOffer>) : undefined))
+      .then((offer) => live && setSso(offer))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, []);
+  return sso;
+}
 
 /** Seconds left of a `429`'s `Retry-After`, counting down to 0. */
 function useWait(): [number, (seconds: number) => void] {
@@ -103,6 +128,7 @@ export function SignIn({ initialError, initialMistaken, onSignedIn }: Props) {
   // Set when the server refused what was pasted and its prefix says what it was instead.
   const [mistaken, setMistaken] = useState<CredentialKind | undefined>(initialMistaken);
   const [wait, startWait] = useWait();
+  const ways = otherWays(useSso());
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -143,7 +169,7 @@ export function SignIn({ initialError, initialMistaken, onSignedIn }: Props) {
   return (
     <section class="panel sign-in" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Sign in</h2>
-      {OTHER_WAYS.length > 0 && <div class="actions other-ways">{OTHER_WAYS}</div>}
+      {ways.length > 0 && <div class="actions other-ways">{ways}</div>}
       <form onSubmit={submit} class="stack" noValidate>
         <div class="field">
           <label for={`${id}-email`}>E-mail</label>

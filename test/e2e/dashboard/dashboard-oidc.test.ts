@@ -169,9 +169,11 @@ describe('signing in through the identity provider', () => {
       const page = await context.newPage();
       const problems: string[] = [];
       collectProblems(page, problems);
-      await page.goto(`${t.server.url}/admin/oidc/login`);
+      // The sign-in screen offers single sign-on (`GET /admin/api/sso`): one click to the provider.
+      await page.goto(`${t.server.url}/`);
+      await page.getByRole('link', { name: 'Sign in with SSO' }).click();
       // The provider's own page (oidc-provider's development login form).
-      expect(new URL(page.url()).origin).toBe(provider.issuer);
+      await page.waitForURL((url) => url.origin === provider.issuer);
       await page.locator('input[name="login"]').fill('alice');
       await page.locator('input[name="password"]').fill('whatever the provider takes');
       await page.getByRole('button', { name: 'Sign-in' }).click();
@@ -182,6 +184,8 @@ describe('signing in through the identity provider', () => {
         return { status: response.status, body: await response.json() };
       });
       expect(session.status).toBe(200);
+      // The dashboard names who signed in.
+      await page.getByText('Alice Liddell').first().waitFor();
       expect(session.body).toMatchObject({
         signedIn: true,
         via: 'oidc',
@@ -197,6 +201,19 @@ describe('signing in through the identity provider', () => {
       expect(elsewhere.every((url) => !url.startsWith(t.server.url))).toBe(true);
       expect(problems.filter((p) => !/Failed to load resource: net::ERR_FAILED/.test(p))).toEqual([]);
       expect(problems.length).toBeLessThanOrEqual(elsewhere.length);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('in Chromium: a refused sign-in comes back to the sign-in screen, which says why and clears the address', async () => {
+    const context = await browser().newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${t.server.url}/#sso-error=${encodeURIComponent('that account is disabled')}`);
+      await page.getByText('Single sign-on did not sign you in: that account is disabled').waitFor();
+      expect(new URL(page.url()).hash).toBe('');
+      await page.getByRole('link', { name: 'Sign in with SSO' }).waitFor();
     } finally {
       await context.close();
     }
