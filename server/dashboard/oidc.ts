@@ -27,7 +27,7 @@ import type { Logger } from '../logger.js';
 import type { PeopleService } from '../state/people/people-service.js';
 import { isLoopbackHost, type OidcSettings } from './oidc-settings.js';
 import type { OwnOrigins } from './origins.js';
-import type { AdminAuth } from './session.js';
+import { type AdminAuth, cookieValue } from './session.js';
 
 export const OIDC_COOKIE = 'flagwire_oidc';
 export const OIDC_PATH = '/admin/oidc';
@@ -77,15 +77,6 @@ export function returnPath(value: string | null): string {
   // `//host` and `/\host` are other hosts to a browser; control characters have no place in a path.
   if (!value.startsWith('/') || /^\/[/\\]/.test(value) || /[\u0000-\u001f\u007f\\]/.test(value)) return '/';
   return value;
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 const pendingCookie = (id: string, secure: boolean): string =>

@@ -120,7 +120,8 @@ export class AdminAuth {
   }
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/** The value of cookie `name` in a `Cookie` header, if it has one. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
