@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { checkPattern } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
+import { auditRoutes } from './dashboard/audit-routes.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
 import { OidcRelyingParty } from './dashboard/oidc.js';
@@ -248,6 +249,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
               copies: new CopyService(db, ledger, checkPattern),
             }),
             ...peopleRoutes({ people, origins }),
+            ...auditRoutes({ db, ledger }),
           ],
           // The usage reads and marks too (§13.7), as the dashboard's (not the SDKs' report endpoint).
           envRoutes: [

@@ -87,9 +87,9 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
               409: errorAnswer('`CONFLICT`: an account of that e-mail address exists'),
             },
           },
-          handler: async ({ req, res, body }) => {
+          handler: async ({ req, res, body, grant }) => {
             const input = checked(P.NewUserInput, body);
-            const { user, token } = await people.invite(input);
+            const { user, token } = await people.invite(input, grant.actor);
             sendJson(res, 201, invited(origins, req, user, token, expiresFromNow()) satisfies Invited);
           },
         },
@@ -119,8 +119,12 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
             body: P.UserChangeInput,
             answers: { 200: ok('Changed', P.User), 404: NO_USER },
           },
-          handler: async ({ res, params, body }) =>
-            sendJson(res, 200, userView(await people.update(params.id!, checked(P.UserChangeInput, body)))),
+          handler: async ({ res, params, body, grant }) =>
+            sendJson(
+              res,
+              200,
+              userView(await people.update(params.id!, checked(P.UserChangeInput, body), grant.actor)),
+            ),
         },
         DELETE: {
           readOnly: false,
@@ -132,8 +136,8 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
             description: 'The history keeps naming them as it did.',
             answers: { 204: { description: 'Removed' }, 404: NO_USER },
           },
-          handler: async ({ res, params }) => {
-            await people.remove(params.id!);
+          handler: async ({ res, params, grant }) => {
+            await people.remove(params.id!, grant.actor);
             sendEmpty(res, 204);
           },
         },
@@ -157,8 +161,8 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
               409: errorAnswer('`CONFLICT`: that person has signed in already'),
             },
           },
-          handler: async ({ req, res, params }) => {
-            const token = await people.reinvite(params.id!);
+          handler: async ({ req, res, params, grant }) => {
+            const token = await people.reinvite(params.id!, grant.actor);
             sendJson(res, 201, invited(origins, req, people.user(params.id!), token, expiresFromNow()));
           },
         },
@@ -283,6 +287,7 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
               person(grant.principal).id,
               input.name,
               expiresAt,
+              grant.actor,
             );
             sendJson(res, 201, {
               id: token.id,
@@ -315,7 +320,7 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
             const token = people.tokensOf().find((t) => t.id === params.id);
             if (!token || (user !== null && user.role !== 'admin' && token.user !== user.id))
               throw new ApiError(404, 'NOT_FOUND', 'no token of that id you may revoke');
-            await people.revokeToken(token.id);
+            await people.revokeToken(token.id, grant.actor);
             sendEmpty(res, 204);
           },
         },

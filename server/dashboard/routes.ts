@@ -116,9 +116,9 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
               409: errorAnswer('`CONFLICT`: a project of that key exists'),
             },
           },
-          handler: async ({ res, body }) =>
+          handler: async ({ res, body, grant }) =>
             sendJson(res, 201, {
-              ...(await admin.createProject(validateNewKey(body))),
+              ...(await admin.createProject(validateNewKey(body), grant.actor)),
               environments: [],
             } satisfies ProjectView),
         },
@@ -142,8 +142,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
               409: errorAnswer('`CONFLICT`: an environment of that key exists in the project'),
             },
           },
-          handler: async ({ res, body, params }) => {
-            const env = await admin.createEnvironment(params.project!, validateNewKey(body));
+          handler: async ({ res, body, params, grant }) => {
+            const env = await admin.createEnvironment(params.project!, validateNewKey(body), grant.actor);
             sendJson(res, 201, envView(env));
           },
         },
@@ -177,10 +177,10 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
             body: A.NewApiKeyInput,
             answers: { 201: ok('Created: the only answer that shows the key', A.CreatedApiKey), 404: NO_ENV },
           },
-          handler: async ({ res, params, body }) => {
+          handler: async ({ res, params, body, grant }) => {
             const env = envOf(params);
             const { access, name } = validateNewApiKey(body);
-            const created: CreatedApiKey = await admin.createKey(env, access, name);
+            const created: CreatedApiKey = await admin.createKey(env, access, name, grant.actor);
             sendJson(res, 201, created);
           },
         },
@@ -203,8 +203,8 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
               409: errorAnswer('`CONFLICT`: a key of the config file (remove it there)'),
             },
           },
-          handler: async ({ res, params }) => {
-            await admin.revokeKey(envOf(params), params.id!);
+          handler: async ({ res, params, grant }) => {
+            await admin.revokeKey(envOf(params), params.id!, grant.actor);
             sendEmpty(res, 204);
           },
         },

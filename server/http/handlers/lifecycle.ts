@@ -80,8 +80,12 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
               409: errorAnswer(`\`CONFLICT\`: a project of that key exists; ${MANAGED}`),
             },
           },
-          handler: async ({ res, params, body }) =>
-            sendJson(res, 200, projectView(await lifecycle.renameProject(params.project!, newKey(body)))),
+          handler: async ({ res, params, body, grant }) =>
+            sendJson(
+              res,
+              200,
+              projectView(await lifecycle.renameProject(params.project!, newKey(body), grant.actor)),
+            ),
         },
         DELETE: {
           readOnly: false,
@@ -96,8 +100,8 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
               409: errorAnswer(MANAGED),
             },
           },
-          handler: async ({ res, params }) => {
-            await lifecycle.deleteProject(params.project!);
+          handler: async ({ res, params, grant }) => {
+            await lifecycle.deleteProject(params.project!, grant.actor);
             sendEmpty(res, 204);
           },
         },
@@ -121,8 +125,13 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
               409: errorAnswer(`\`CONFLICT\`: an environment of that key exists; ${MANAGED}`),
             },
           },
-          handler: async ({ res, params, body }) => {
-            const env = await lifecycle.renameEnvironment(params.project!, params.env!, newKey(body));
+          handler: async ({ res, params, body, grant }) => {
+            const env = await lifecycle.renameEnvironment(
+              params.project!,
+              params.env!,
+              newKey(body),
+              grant.actor,
+            );
             sendJson(res, 200, envView(env));
           },
         },
@@ -139,8 +148,8 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
               409: errorAnswer(MANAGED),
             },
           },
-          handler: async ({ res, params }) => {
-            await lifecycle.deleteEnvironment(params.project!, params.env!);
+          handler: async ({ res, params, grant }) => {
+            await lifecycle.deleteEnvironment(params.project!, params.env!, grant.actor);
             sendEmpty(res, 204);
           },
         },

@@ -156,7 +156,12 @@ export function usageRoutes(usage: UsageService, limiter: RateLimiter): Route[] 
           answers: { 200: ok('The mark as it now is', U.UsageMarkAnswer), 404: NO_FLAG },
         },
         handler: async ({ res, grant, params, body }) => {
-          const mark = await usage.mark(grant.env, params.key!, parseUsageMark(body, usage.now()));
+          const mark = await usage.mark(
+            grant.env,
+            params.key!,
+            parseUsageMark(body, usage.now()),
+            grant.actor,
+          );
           const snoozedUntil = mark.snoozedUntil === null ? null : new Date(mark.snoozedUntil).toISOString();
           const answer: UsageMarkAnswer = { key: params.key!, permanent: mark.permanent, snoozedUntil };
           sendJson(res, 200, answer);

@@ -41,7 +41,7 @@ export function webhookRoutes(
         handler: async ({ res, grant, body }) => {
           const input = validateCreateWebhook(body);
           if (!input.ok) throw validationError(input.message);
-          sendJson(res, 201, await service.createWebhook(grant.env, input.value));
+          sendJson(res, 201, await service.createWebhook(grant.env, input.value, grant.actor));
         },
       },
     }),
@@ -68,7 +68,7 @@ export function webhookRoutes(
         handler: async ({ res, grant, params, body }) => {
           const patch = validateUpdateWebhook(body);
           if (!patch.ok) throw validationError(patch.message);
-          sendJson(res, 200, await service.updateWebhook(grant.env, params.id!, patch.value));
+          sendJson(res, 200, await service.updateWebhook(grant.env, params.id!, patch.value, grant.actor));
         },
       },
       DELETE: {
@@ -77,7 +77,7 @@ export function webhookRoutes(
         action: 'delete webhooks',
         doc: { summary: 'Delete a webhook', answers: { 204: { description: 'Deleted' }, 404: NO_WEBHOOK } },
         handler: async ({ res, grant, params }) => {
-          await service.deleteWebhook(grant.env, params.id!);
+          await service.deleteWebhook(grant.env, params.id!, grant.actor);
           sendEmpty(res, 204);
         },
       },
@@ -159,7 +159,7 @@ export function webhookRoutes(
           answers: { 200: ok('The webhook and its new secret', W.RotatedWebhook), 404: NO_WEBHOOK },
         },
         handler: async ({ res, grant, params }) =>
-          sendJson(res, 200, await service.rotateSecret(grant.env, params.id!, secretGraceMs)),
+          sendJson(res, 200, await service.rotateSecret(grant.env, params.id!, secretGraceMs, grant.actor)),
       },
     }),
   ];

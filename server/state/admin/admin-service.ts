@@ -6,11 +6,19 @@
  */
 import type { ApiKeyView } from '../../../src/core/admin-wire.js';
 import { ApiError } from '../../errors.js';
+import { ADMIN_TOKEN_ACTOR } from '../kernel/actors.js';
 import { damagedNamed } from '../kernel/damaged.js';
 import { findByName, idFor, isNamed } from '../kernel/env-names.js';
 import { newApiKey, newEpoch, randomBase62 } from '../kernel/ids.js';
 import type { Ledger } from '../kernel/ledger.js';
-import type { Access, Environment, MemoryState, StoredApiKey, StoredProject } from '../kernel/model.js';
+import type {
+  Access,
+  Actor,
+  Environment,
+  MemoryState,
+  StoredApiKey,
+  StoredProject,
+} from '../kernel/model.js';
 import type { BaseOp, KernelOp } from '../kernel/ops.js';
 import { type KeyRing, keyDigest, keyHint, keyIdOf } from './key-ring.js';
 import type { AdminOp } from './ops.js';
@@ -87,19 +95,25 @@ export class AdminService {
     return env;
   }
 
-  async createProject(key: string): Promise<ProjectView> {
+  /** Creates a project, credited to `actor` (its audit record). */
+  async createProject(key: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<ProjectView> {
     const project: StoredProject = { key, createdAt: new Date().toISOString() };
     await this.#ledger.commit('', () => {
       if (this.projects().some((p) => p.key === key)) {
         throw new ApiError(409, 'CONFLICT', `project ${JSON.stringify(key)} already exists`);
       }
-      return [{ t: 'project', project }];
+      return [{ t: 'project', project, by: actor, at: project.createdAt }];
     });
     // `committed` has told the overview, as every other instance does.
     return { ...project, source: 'dashboard' };
   }
 
-  async createEnvironment(project: string, key: string): Promise<Environment> {
+  /** Creates environment `project/key`, credited to `actor` (its audit record). */
+  async createEnvironment(
+    project: string,
+    key: string,
+    actor: Actor = ADMIN_TOKEN_ACTOR,
+  ): Promise<Environment> {
     // A project created through another instance a moment ago counts.
     if (!(await this.#ledger.readSettled('', () => this.projects().some((p) => p.key === project)))) {
       throw new ApiError(404, 'NOT_FOUND', `project ${JSON.stringify(project)} not found`);
@@ -121,7 +135,8 @@ export class AdminService {
         // Kept in the store from an earlier set-up (a config that no longer names it, or the
         // default project): it comes back whole, now the dashboard's, so it is served after restarts.
         const { epoch, generatedKeys: keys } = stored;
-        return [{ t: 'env', id, project, environment: key, epoch, keys, source: 'dashboard' }];
+        const at = new Date().toISOString();
+        return [{ t: 'env', id, project, environment: key, epoch, keys, source: 'dashboard', by: actor, at }];
       }
       const createdAt = new Date().toISOString();
       return [
@@ -134,6 +149,8 @@ export class AdminService {
           keys: [],
           source: 'dashboard',
           createdAt,
+          by: actor,
+          at: createdAt,
         },
       ];
     });
@@ -157,7 +174,12 @@ export class AdminService {
   }
 
   /** Creates a key; its value is in the answer and nowhere else (only its digest is stored). */
-  async createKey(env: Environment, access: Access, name: string | null): Promise<KeyView & { key: string }> {
+  async createKey(
+    env: Environment,
+    access: Access,
+    name: string | null,
+    actor: Actor = ADMIN_TOKEN_ACTOR,
+  ): Promise<KeyView & { key: string }> {
     const key = newApiKey();
     const digest = keyDigest(key);
     const stored: StoredApiKey = {
@@ -169,11 +191,14 @@ export class AdminService {
       createdAt: new Date().toISOString(),
     };
     // `committed` adds it to the key ring, as every other instance does.
-    await this.#ledger.commit(env.id, () => [{ t: 'key', env: env.id, key: stored }]);
+    await this.#ledger.commit(env.id, () => [
+      { t: 'key', env: env.id, key: stored, by: actor, at: stored.createdAt },
+    ]);
     return { ...this.listKeys(env).find((k) => k.id === stored.id)!, key };
   }
 
-  async revokeKey(env: Environment, id: string): Promise<void> {
+  /** Revokes a key, credited to `actor` (its audit record). */
+  async revokeKey(env: Environment, id: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
     // A key created through another instance a moment ago can be revoked here at once.
     const grant = await this.#ledger.readSettled(env.id, () =>
       this.#keys.grants.find((g) => g.env === env && g.id === id),
@@ -183,14 +208,16 @@ export class AdminService {
       throw new ApiError(409, 'CONFLICT', 'this key is managed by the config file: remove it there');
     }
     if (grant.source === 'dashboard') {
-      await this.#ledger.commit(env.id, () => [{ t: 'key-del', env: env.id, id }]);
+      const at = new Date().toISOString();
+      await this.#ledger.commit(env.id, () => [{ t: 'key-del', env: env.id, id, by: actor, at }]);
     } else {
       // Decided against the committed keys, so two revocations at once both stick.
       await this.#ledger.commit(env.id, () => {
         const keys = env.generatedKeys.filter((k) => keyIdOf(keyDigest(k.key)) !== id);
         if (keys.length === env.generatedKeys.length) return [];
         const { project, environment, epoch } = env;
-        return [{ t: 'env', id: env.id, project, environment, epoch, keys }];
+        const at = new Date().toISOString();
+        return [{ t: 'env', id: env.id, project, environment, epoch, keys, by: actor, at }];
       });
     }
     // `committed` has revoked it, as every other instance does.

@@ -13,14 +13,18 @@
  *   are the server's set-up, not the dashboard's: 409 `CONFIG_MANAGED`.
  */
 import { ApiError } from '../../errors.js';
+import { ADMIN_TOKEN_ACTOR } from '../kernel/actors.js';
 import { findByName } from '../kernel/env-names.js';
 import type { Ledger } from '../kernel/ledger.js';
-import type { Environment, MemoryState, StoredProject } from '../kernel/model.js';
+import type { Actor, Environment, MemoryState, StoredProject } from '../kernel/model.js';
 import type { KernelOp } from '../kernel/ops.js';
 import type { AdminService, ProjectView } from './admin-service.js';
 import type { AdminOp } from './ops.js';
 
 const quoted = JSON.stringify;
+
+/** Who made a change and now (`by`, `at`): what its ops carry for their audit records. */
+const stamp = (actor: Actor) => ({ by: actor, at: new Date().toISOString() });
 
 /** 409 `CONFIG_MANAGED`: what the server's set-up names cannot be renamed or deleted here. */
 function managed(what: string, source: Environment['source']): ApiError {
@@ -45,26 +49,31 @@ export class LifecycleService {
   }
 
   /** Renames environment `project/key` to `project/to`; answers it. */
-  async renameEnvironment(project: string, key: string, to: string): Promise<Environment> {
+  async renameEnvironment(
+    project: string,
+    key: string,
+    to: string,
+    actor: Actor = ADMIN_TOKEN_ACTOR,
+  ): Promise<Environment> {
     const env = this.#changeable(project, key);
     if (to === key) return env;
     await this.#ledger.commit('', () => {
       this.#stillThere(env);
       this.#refuseTaken(project, to);
       const { id, epoch } = env;
-      return [{ t: 'env-name', id, epoch, project, environment: to }];
+      return [{ t: 'env-name', id, epoch, project, environment: to, ...stamp(actor) }];
     });
     return env;
   }
 
   /** Deletes environment `project/key`, revoking its keys (`ServedEnvironments`). */
-  async deleteEnvironment(project: string, key: string): Promise<void> {
+  async deleteEnvironment(project: string, key: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
     const env = this.#changeable(project, key);
-    await this.#delete(env);
+    await this.#delete(env, actor);
   }
 
   /** Renames project `key` and every environment in it to `to`; answers the project. */
-  async renameProject(key: string, to: string): Promise<ProjectView> {
+  async renameProject(key: string, to: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<ProjectView> {
     const project = this.#changeableProject(key);
     if (to === key) return project;
     await this.#ledger.commit('', () => {
@@ -74,9 +83,10 @@ export class LifecycleService {
       )
         throw new ApiError(409, 'CONFLICT', `project ${quoted(to)} already exists`);
       const record: StoredProject = this.#db.projects.get(key) ?? { key, createdAt: project.createdAt };
+      const by = stamp(actor);
       const ops: Array<KernelOp | AdminOp> = [
-        { t: 'project-del', key },
-        { t: 'project', project: { ...record, key: to } },
+        { t: 'project-del', key, ...by },
+        { t: 'project', project: { ...record, key: to }, ...by },
       ];
       // Kept environments the set-up no longer names go along: they are the project's too.
       for (const env of this.#db.values())
@@ -87,6 +97,7 @@ export class LifecycleService {
             epoch: env.epoch,
             project: to,
             environment: env.environment,
+            ...by,
           });
       return ops;
     });
@@ -98,15 +109,17 @@ export class LifecycleService {
    * environment's last), those the store keeps unserved too (so none comes back with the name),
    * then the project. Should the storage fail part-way, deleting it again finishes the job.
    */
-  async deleteProject(key: string): Promise<void> {
+  async deleteProject(key: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
     this.#changeableProject(key);
-    for (const env of [...this.#db.values()].filter((e) => e.project === key)) await this.#delete(env);
-    await this.#ledger.commit('', () => (this.#db.projects.has(key) ? [{ t: 'project-del', key }] : []));
+    for (const env of [...this.#db.values()].filter((e) => e.project === key)) await this.#delete(env, actor);
+    await this.#ledger.commit('', () =>
+      this.#db.projects.has(key) ? [{ t: 'project-del', key, ...stamp(actor) }] : [],
+    );
   }
 
-  async #delete(env: Environment): Promise<void> {
+  async #delete(env: Environment, actor: Actor): Promise<void> {
     await this.#ledger.commit(env.id, () =>
-      this.#db.get(env.id) === env ? [{ t: 'env-del', env: env.id }] : [],
+      this.#db.get(env.id) === env ? [{ t: 'env-del', env: env.id, ...stamp(actor) }] : [],
     );
   }
 

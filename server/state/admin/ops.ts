@@ -5,17 +5,19 @@
  * (the admin token, the stream secret) and ended dashboard sessions (`sessions.ts`). The domain's
  * part of snapshots: what spans environments, but the renames (the kernel's).
  */
+import { type AuditFacts, pick, stampedRecord } from '../kernel/audit.js';
 import type { Domain, Piece } from '../kernel/domain.js';
-import type { StoredApiKey, StoredProject } from '../kernel/model.js';
+import type { Actor, MemoryState, StoredApiKey, StoredProject } from '../kernel/model.js';
 import { envOf } from '../kernel/ops.js';
 import { applySessionOp, nowSeconds, pruneEndedSessions, type SessionOp } from './sessions.js';
 
+/** Projects and keys made and removed carry who did it and when (`by`, `at`: their audit records). */
 export type AdminOp =
-  | { t: 'project'; project: StoredProject }
+  | { t: 'project'; project: StoredProject; by?: Actor; at?: string }
   /** The dashboard's record of project `key` is gone. Scope `''`. */
-  | { t: 'project-del'; key: string }
-  | { t: 'key'; env: string; key: StoredApiKey }
-  | { t: 'key-del'; env: string; id: string }
+  | { t: 'project-del'; key: string; by?: Actor; at?: string }
+  | { t: 'key'; env: string; key: StoredApiKey; by?: Actor; at?: string }
+  | { t: 'key-del'; env: string; id: string; by?: Actor; at?: string }
   | { t: 'admin'; token: string }
   | { t: 'stream-secret'; secret: string }
   | SessionOp;
@@ -29,6 +31,49 @@ export interface AdminSnapshot {
   endedSessions?: Array<{ id: string; until: number }>;
   /** Every session expiring before this (epoch seconds) is ended (`sessions.ts`). */
   sessionsEndedBefore?: number;
+}
+
+/** What an audit record shows of a key: never its digest. */
+const KEY_SHOWN = ['name', 'access', 'hint'] as const;
+
+/** What an admin op changes, for its audit record (`../kernel/audit.ts`). */
+function adminAudit(db: MemoryState, op: AdminOp): AuditFacts | undefined {
+  switch (op.t) {
+    case 'project': {
+      const { key } = op.project;
+      if (db.projects.has(key)) return undefined;
+      return { action: 'project.created', project: key, target: { kind: 'project', key }, after: { key } };
+    }
+    case 'project-del':
+      if (!db.projects.has(op.key)) return undefined;
+      return {
+        action: 'project.deleted',
+        project: op.key,
+        target: { kind: 'project', key: op.key },
+        before: { key: op.key },
+      };
+    case 'key': {
+      const env = db.get(op.env);
+      if (!env || env.apiKeys.some((k) => k.id === op.key.id)) return undefined;
+      return {
+        action: 'apiKey.created',
+        target: { kind: 'apiKey', key: op.key.id },
+        after: pick(op.key, KEY_SHOWN),
+      };
+    }
+    case 'key-del': {
+      const key = db.get(op.env)?.apiKeys.find((k) => k.id === op.id);
+      return (
+        key && {
+          action: 'apiKey.revoked',
+          target: { kind: 'apiKey', key: op.id },
+          before: pick(key, KEY_SHOWN),
+        }
+      );
+    }
+    default:
+      return undefined;
+  }
 }
 
 export const adminDomain: Domain<AdminOp> = {
@@ -63,6 +108,8 @@ export const adminDomain: Domain<AdminOp> = {
         return;
     }
   },
+
+  auditOf: (db, op) => stampedRecord(op, adminAudit(db, op)),
 
   capture(db, scope) {
     if (scope !== '') return () => {};

@@ -7,6 +7,7 @@
 
 import { recordHistory } from '../flags/history.js';
 import { actorOf } from '../kernel/actors.js';
+import { auditRecord, opId } from '../kernel/audit.js';
 import type { Domain } from '../kernel/domain.js';
 import type { Actor, HistoryEntry } from '../kernel/model.js';
 
@@ -34,6 +35,20 @@ export const copyDomain: Domain<CopyOp> = {
         },
         db,
       );
+  },
+
+  auditOf(db, op) {
+    const env = db.get(op.env);
+    if (!env || recorded(env.history, op)) return undefined;
+    // One record per flag copied, their ids the op's own (digested once).
+    const id = opId(op);
+    return op.flags.map((flag, i) =>
+      auditRecord(`${id}.${i}`, op.at, op.by, {
+        action: 'flag.copied',
+        target: { kind: 'flag', key: flag },
+        after: { copiedTo: op.to },
+      }),
+    );
   },
 };
 

@@ -7,12 +7,14 @@
  */
 
 import { actorOf } from '../kernel/actors.js';
+import { auditRecord } from '../kernel/audit.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
 import type {
   Actor,
   Environment,
   HistoryEntry,
   MemoryState,
+  StoredAuditRecord,
   StoredFlag,
   StoredSegment,
 } from '../kernel/model.js';
@@ -62,6 +64,54 @@ interface Revisioned {
   copiedFrom?: string;
 }
 
+/** A history entry made for an op's audit record (`changeAudit`), for `applyChange` to record rather than make again. */
+const entries = new WeakMap<object, HistoryEntry>();
+
+/**
+ * The audit record of a flag or segment change (`../kernel/audit.ts`), read before it is applied:
+ * its history entry's changes, before and after (a counted list: `{addedCount, removedCount}`,
+ * after), its id the environment's epoch and the revision. `undefined` for an op memory holds.
+ */
+export function changeAudit<T extends { updatedAt: string }>(
+  db: MemoryState,
+  op: Revisioned,
+  kind: 'flag' | 'segment',
+  items: (env: Environment) => Map<string, T>,
+  key: string,
+  after: T | undefined,
+  entryOf: (
+    revision: number,
+    at: string,
+    before: T | undefined,
+    after: T | undefined,
+    actor: Actor,
+  ) => HistoryEntry,
+): StoredAuditRecord | undefined {
+  const env = db.get(op.env);
+  if (!env || op.rev <= env.revision) return undefined;
+  const before = items(env).get(key);
+  if (!before && !after) return undefined;
+  const at = after?.updatedAt ?? op.at ?? before!.updatedAt;
+  const entry = entryOf(op.rev, at, before, after, actorOf(op.by));
+  entries.set(op, entry);
+  const was: Record<string, unknown> = {};
+  const now: Record<string, unknown> = {};
+  for (const change of entry.changes) {
+    if ('addedCount' in change && change.addedCount !== undefined)
+      now[change.field] = { addedCount: change.addedCount, removedCount: change.removedCount };
+    else {
+      if (before) was[change.field] = change.from;
+      if (after) now[change.field] = change.to;
+    }
+  }
+  return auditRecord(`${env.epoch}.${op.rev}`, at, entry.actor, {
+    action: `${kind}.${entry.action}`,
+    target: { kind, key },
+    before: was,
+    after: now,
+  });
+}
+
 /**
  * A flag or segment set (`after`) or deleted: recorded in the history, and the environment's
  * revision moved, only when the op is newer than the environment (a replayed suffix of the log
@@ -87,7 +137,8 @@ export function applyChange<T extends { updatedAt: string }>(
   if (op.rev > env.revision) {
     if (before || after) {
       const at = after?.updatedAt ?? op.at ?? before!.updatedAt;
-      const entry = entryOf(op.rev, at, before, after, actorOf(op.by));
+      const entry = entries.get(op) ?? entryOf(op.rev, at, before, after, actorOf(op.by));
+      entries.delete(op);
       if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
       recordHistory(env, entry, db);
     }
@@ -112,6 +163,12 @@ export const flagsDomain: Domain<FlagOp, FlagCommit> = {
   apply(db, op) {
     if (op.t === 'flag') applyChange(db, op, flags, op.flag.key, op.flag, historyEntry);
     else applyChange(db, op, flags, op.key, undefined, historyEntry);
+  },
+
+  auditOf(db, op) {
+    return op.t === 'flag'
+      ? changeAudit(db, op, 'flag', flags, op.flag.key, op.flag, historyEntry)
+      : changeAudit(db, op, 'flag', flags, op.key, undefined, historyEntry);
   },
 
   changeOf(db, op) {

@@ -22,6 +22,13 @@ export const CONFIG_ACTOR: Actor = Object.freeze({
   name: 'config file',
 }) as Actor;
 
+/** The server itself: a change stamped with a time but no actor (`audit.ts`). */
+export const SYSTEM_ACTOR: Actor = Object.freeze({
+  type: 'system',
+  id: 'system',
+  name: 'the server',
+}) as Actor;
+
 /** Changes from before the history recorded actors were made through an API key. */
 export const UNKNOWN_ACTOR: Actor = Object.freeze({
   type: 'apiKey',

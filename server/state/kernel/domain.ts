@@ -5,8 +5,9 @@
  * (`Domains`), which is assembled once, with every domain, in `../domains.ts`.
  */
 import { isObject } from '../../../src/core/is-object.js';
-import type { Environment, MemoryState } from './model.js';
-import { applyKernelOp, type BaseOp, isKernelOp } from './ops.js';
+import { keepDeletedAudit, kernelAuditOf, recordAudit } from './audit.js';
+import type { Environment, MemoryState, StoredAuditRecord } from './model.js';
+import { applyKernelOp, type BaseOp, isKernelOp, scopeOf } from './ops.js';
 
 /** Fields of a snapshot piece, as read back from JSON. */
 export type Piece = Record<string, unknown>;
@@ -22,6 +23,12 @@ export interface Domain<O extends BaseOp = BaseOp, C = never> {
    * rather than as it is applied (`applier.ts`); a failed commit then has nothing to take back.
    */
   whenDurable?(op: O): boolean;
+  /**
+   * The audit records of `op` (`audit.ts`), read before it is applied (so `before` is memory's),
+   * live and on replay; `undefined` or `[]`: none. A record's id is the same wherever and however
+   * often the op is applied, so a list holds it once.
+   */
+  auditOf?(db: MemoryState, op: O): StoredAuditRecord | readonly StoredAuditRecord[] | undefined;
   /** What `op` changes, for the applier's change listeners, read before it is applied; `undefined`: nothing. */
   changeOf?(db: MemoryState, op: O): C | undefined;
   /**
@@ -65,10 +72,27 @@ export class Domains<O extends BaseOp, C> {
       }
   }
 
-  /** Applies one op to the in-memory state; used both live and when replaying the log. An op of no known kind changes nothing. */
+  /**
+   * Applies one op to the in-memory state; used both live and when replaying the log. An op of
+   * no known kind changes nothing. Its audit records (`Domain.auditOf`) are read first and filed
+   * once it is applied, in its scope (`audit.ts`); an environment deleted hands its records to
+   * the shared list.
+   */
   apply(db: MemoryState, op: O): void {
-    if (isKernelOp(op)) applyKernelOp(db, op);
-    else this.#byKind.get(op.t)?.apply(db, op);
+    const scope = scopeOf(op);
+    if (isKernelOp(op)) {
+      const record = kernelAuditOf(db, op);
+      const deleted = op.t === 'env-del' ? db.get(scope) : undefined;
+      applyKernelOp(db, op);
+      if (deleted && !db.has(scope)) keepDeletedAudit(db, deleted);
+      if (record) recordAudit(db, scope, [record]);
+      return;
+    }
+    const domain = this.#byKind.get(op.t);
+    if (!domain) return;
+    const records = domain.auditOf?.(db, op);
+    domain.apply(db, op);
+    if (records) recordAudit(db, scope, Array.isArray(records) ? records : [records as StoredAuditRecord]);
   }
 
   /** Whether `op` reaches memory once durable (`Domain.whenDurable`). */

@@ -3,6 +3,7 @@
  * kernel's: every record memory holds is storage schema, so its shape is here, whichever domain
  * (`../domains.ts`) writes it through its ops; the domains hold the ops and the rules.
  */
+
 import type {
   EnvSource,
   KeyAccess,
@@ -19,6 +20,7 @@ import type {
   Target,
 } from '../../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../../src/core/types.js';
+import type { AuditRecord as WireAuditRecord } from '../../../src/core/wire/audit.js';
 
 /**
  * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
@@ -212,12 +214,21 @@ export interface Environment {
   history: HistoryEntry[];
   /** What SDKs reported evaluating (`docs/protocol.md` §13.4); absent until the first report or mark. */
   usage?: EnvUsage;
+  /** The audit records of the environment's changes, oldest first (`audit.ts`); absent until the first. */
+  audit?: StoredAuditRecord[];
   /**
    * Why this environment could not be restored at start-up (`damaged.ts`, `docs/protocol.md`
    * §7.3): set only on the stand-in that keeps its keys answering `503`; never in `MemoryState`.
    */
   damaged?: string;
 }
+
+/**
+ * One committed change as the audit log keeps it (`audit.ts`, `docs/protocol.md` §10.6): the wire's
+ * record. In an environment's list without `project` and `environment` (its names when read); in
+ * the shared list, a record of an environment deleted since names them, and `env` its id.
+ */
+export type StoredAuditRecord = WireAuditRecord & { env?: string };
 
 /** The keys of a renamed environment, for the environment of that id and epoch only. */
 export interface EnvName {
@@ -325,6 +336,12 @@ export class MemoryState extends Map<string, Environment> {
   historyLimit = 10_000;
   /** How many bytes of JSON an environment's history entries may take (`../flags/history.ts`). */
   historyBytes = 16 * 1024 * 1024;
+  /** The audit records of what spans environments, and of environments deleted, oldest first (`audit.ts`). */
+  readonly audit: StoredAuditRecord[] = [];
+  /** How many audit records each list (an environment's, the shared one) keeps (`audit.ts`). */
+  auditLimit = 10_000;
+  /** How many bytes of JSON each audit list may take (`audit.ts`). */
+  auditBytes = 8 * 1024 * 1024;
   /**
    * Environments whose stored data could not be restored at start-up, by id (`damaged.ts`):
    * stand-ins out of the map, so nothing serves or snapshots them; their stored data is kept.

@@ -6,7 +6,7 @@
  * onto a state that already holds it changes nothing (`docs/protocol.md` §7, storage).
  */
 import { applyRecordedName } from './env-names.js';
-import type { ApiKeyGrant, Environment, MemoryState, Source } from './model.js';
+import type { Actor, ApiKeyGrant, Environment, MemoryState, Source } from './model.js';
 
 /** What every op is: a kind; an environment's op names the environment's id as `env`. */
 export interface BaseOp {
@@ -23,11 +23,25 @@ export type KernelOp =
       keys: ApiKeyGrant[];
       source?: Source;
       createdAt?: string;
+      /** Who made it and when (`audit.ts`): absent on the set-up's own and on ops older than the audit log. */
+      by?: Actor;
+      at?: string;
     }
   /** Environment `id` of `epoch` is called `project/environment` from now on. Scope `''` (`env-names.ts`). */
-  | { t: 'env-name'; id: string; epoch: string; project: string; environment: string }
-  /** Environment `env` is gone, with its flags, segments, webhooks, deliveries, keys and history. */
-  | { t: 'env-del'; env: string };
+  | {
+      t: 'env-name';
+      id: string;
+      epoch: string;
+      project: string;
+      environment: string;
+      by?: Actor;
+      at?: string;
+    }
+  /**
+   * Environment `env` is gone, with its flags, segments, webhooks, deliveries, keys and history
+   * (its audit records go to the shared list, `audit.ts`).
+   */
+  | { t: 'env-del'; env: string; by?: Actor; at?: string };
 
 const KERNEL_KINDS: ReadonlySet<string> = new Set<KernelOp['t']>(['env', 'env-name', 'env-del']);
 

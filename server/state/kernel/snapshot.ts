@@ -7,6 +7,7 @@
 import { isObject } from '../../../src/core/is-object.js';
 import { SnapshotPieceError } from '../../store/snapshot-file.js';
 import type { LoadedState } from '../../store/storage.js';
+import { boundAudit, dropDeletedAudit, refillAudit } from './audit.js';
 import { markDamaged } from './damaged.js';
 import { checkList, type Domains, type Piece } from './domain.js';
 import { applyRecordedName, nameFromId, nameOf, renamedAs } from './env-names.js';
@@ -17,6 +18,7 @@ import {
   MemoryState,
   type Source,
   type StoredApiKey,
+  type StoredAuditRecord,
 } from './model.js';
 import { type BaseOp, scopeOf } from './ops.js';
 
@@ -31,6 +33,8 @@ export interface KernelEnvSnapshot {
   source?: Source;
   createdAt?: string;
   apiKeys?: StoredApiKey[];
+  /** The environment's audit records (`audit.ts`), oldest first. */
+  audit?: StoredAuditRecord[];
   [part: string]: unknown;
 }
 
@@ -38,6 +42,8 @@ export interface KernelEnvSnapshot {
 export interface KernelSharedSnapshot {
   /** Renamed environments (`env-names.ts`), by id. */
   names?: Array<EnvName & { id: string }>;
+  /** The shared audit records (`audit.ts`), oldest first. */
+  audit?: StoredAuditRecord[];
   [part: string]: unknown;
 }
 
@@ -64,8 +70,12 @@ export function captureScope<O extends BaseOp, C>(
     const named = new Map(
       [...db.values()].map((e) => [e, { project: e.project, environment: e.environment }]),
     );
+    const audit = db.audit.slice();
     const parts = captureParts(domains, db, scope);
     return () => {
+      // The shared audit as it was, with the records of environments deleted meanwhile (their scopes' commits).
+      const had = new Set(audit);
+      refillAudit(db.audit, [...audit, ...db.audit.filter((r) => r.env !== undefined && !had.has(r))]);
       db.names.clear();
       for (const [id, name] of names) db.names.set(id, name);
       // Renames of the batch undone; an environment that came meanwhile gets the name recorded for it.
@@ -84,7 +94,10 @@ export function captureScope<O extends BaseOp, C>(
     generatedKeys: env.generatedKeys,
     source: env.source,
     apiKeys: env.apiKeys,
+    audit: env.audit?.slice(),
   };
+  // Records the batch handed to the shared list by deleting the environment go back with it (`audit.ts`).
+  const kept = new Set(db.audit.filter((r) => r.env === scope));
   // The domains put theirs back into the same maps and arrays: whatever holds them keeps seeing the environment.
   const parts = captureParts(domains, db, scope);
   return () => {
@@ -94,6 +107,11 @@ export function captureScope<O extends BaseOp, C>(
     env.generatedKeys = saved.generatedKeys;
     env.source = saved.source;
     env.apiKeys = saved.apiKeys;
+    if (saved.audit) {
+      env.audit ??= [];
+      refillAudit(env.audit, saved.audit);
+    } else delete env.audit;
+    dropDeletedAudit(db, scope, kept);
     for (const restore of parts) restore();
   };
 }
@@ -120,6 +138,7 @@ function envSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, env: Environme
     createdAt: env.createdAt,
     apiKeys: env.apiKeys,
   };
+  if (env.audit && env.audit.length > 0) snapshot.audit = env.audit;
   for (const domain of domains.list) if (domain.envPart) Object.assign(snapshot, domain.envPart(env));
   return snapshot;
 }
@@ -128,6 +147,7 @@ function envSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, env: Environme
 function sharedSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, db: MemoryState): KernelSharedSnapshot {
   const shared: KernelSharedSnapshot = {};
   if (db.names.size > 0) shared.names = [...db.names].map(([id, name]) => ({ id, ...name }));
+  if (db.audit.length > 0) shared.audit = db.audit;
   for (const domain of domains.list) if (domain.sharedPart) Object.assign(shared, domain.sharedPart(db));
   return shared;
 }
@@ -179,6 +199,7 @@ function checkPiece<O extends BaseOp, C>(domains: Domains<O, C>, e: Piece): void
   checkList(e, 'keys', true);
   for (const domain of domains.list) domain.checkEnvPart?.(e);
   checkList(e, 'apiKeys', false, 'digest');
+  checkList(e, 'audit', false, 'id');
 }
 
 function envFromSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, e: KernelEnvSnapshot): Environment {
@@ -199,6 +220,7 @@ function envFromSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, e: KernelE
     apiKeys: e.apiKeys ?? [],
     history: [],
   };
+  if (e.audit && e.audit.length > 0) env.audit = e.audit;
   for (const domain of domains.list) domain.envFromPart?.(env, e);
   return env;
 }
@@ -226,6 +248,7 @@ export function fromSnapshot<O extends BaseOp, C>(domains: Domains<O, C>, data: 
   }
   // A scope's snapshot may be older than the shared one's renames.
   for (const env of db.values()) applyRecordedName(db, env);
+  if (Array.isArray(data.audit)) refillAudit(db.audit, data.audit);
   for (const domain of domains.list) domain.sharedFromPart?.(db, data);
   return db;
 }
@@ -258,8 +281,10 @@ export function restoreState<O extends BaseOp, C>(
       : new MemoryState();
   state.historyLimit = historyLimit;
   if (historyBytes !== undefined) state.historyBytes = historyBytes;
+  boundAudit(state.audit, state);
   for (const env of [...state.values()]) {
     try {
+      if (env.audit) boundAudit(env.audit, state);
       for (const domain of domains.list) domain.restored?.(env, state);
     } catch (error) {
       markDamaged(state, env.id, (error as Error).message);

@@ -6,8 +6,10 @@
  * whole), so replaying one twice changes nothing. The domain's part of snapshots: what spans
  * environments, without sessions and invitations past their end.
  */
+import { type AuditFacts, changedFields, pick, stampedRecord } from '../kernel/audit.js';
 import type { Domain, Piece } from '../kernel/domain.js';
 import type {
+  Actor,
   MemoryState,
   People,
   StoredInvitation,
@@ -16,18 +18,23 @@ import type {
   StoredUser,
 } from '../kernel/model.js';
 
+/**
+ * People's ops. Those a person's change commits carry who made it and when (`by`, `at`: their
+ * audit records, `../kernel/audit.ts`); sign-ins, sign-outs and `seen` do not, and are not audited.
+ */
 export type PeopleOp =
-  | { t: 'user'; user: StoredUser }
+  | { t: 'user'; user: StoredUser; by?: Actor; at?: string }
   /** The user, their sessions, tokens and invitation are gone. */
-  | { t: 'user-del'; id: string }
-  | { t: 'invite'; invitation: StoredInvitation }
+  | { t: 'user-del'; id: string; by?: Actor; at?: string }
+  /** A new link for a user (stamped: a second one, sent again; the first is the user's `invited` record). */
+  | { t: 'invite'; invitation: StoredInvitation; by?: Actor; at?: string }
   | { t: 'invite-del'; digest: string }
   | { t: 'login'; session: StoredSession }
   | { t: 'logout'; id: string }
   /** Session `id` was seen at `at` (epoch seconds): its idle lifetime counts from there. */
   | { t: 'seen'; id: string; at: number }
-  | { t: 'pat'; token: StoredToken }
-  | { t: 'pat-del'; id: string };
+  | { t: 'pat'; token: StoredToken; by?: Actor; at?: string }
+  | { t: 'pat-del'; id: string; by?: Actor; at?: string };
 
 /** What spans environments, as a snapshot holds it: the people domain's fields. */
 export interface PeopleSnapshot {
@@ -95,10 +102,83 @@ function applyPeopleOp(db: MemoryState, op: PeopleOp): void {
   }
 }
 
+/** What an audit record shows of a user: never their password (nor its hash) or sign-on subject. */
+const USER_SHOWN = ['email', 'name', 'role', 'projects', 'disabled'] as const;
+
+/** What a people op changes, for its audit record (`../kernel/audit.ts`). */
+function peopleAudit(db: MemoryState, op: PeopleOp): AuditFacts | undefined {
+  const { people } = db;
+  switch (op.t) {
+    case 'user': {
+      const after = op.user;
+      const target = { kind: 'user', key: after.id };
+      const before = people.users.get(after.id);
+      if (!before)
+        return {
+          action: after.password === null && after.oidc === null ? 'user.invited' : 'user.created',
+          target,
+          after: pick(after, USER_SHOWN),
+        };
+      const changed = changedFields(USER_SHOWN, pick(before, USER_SHOWN), pick(after, USER_SHOWN));
+      // The password is named as changed, never shown.
+      if (after.password !== before.password)
+        return {
+          action: before.password === null ? 'invitation.accepted' : 'password.changed',
+          target,
+          ...changed,
+        };
+      if (after.oidc !== null && before.oidc?.subject !== after.oidc.subject)
+        return { action: 'user.linked', target, after: { ...changed?.after, issuer: after.oidc.issuer } };
+      return changed && { action: 'user.updated', target, ...changed };
+    }
+    case 'user-del': {
+      const before = people.users.get(op.id);
+      return (
+        before && {
+          action: 'user.removed',
+          target: { kind: 'user', key: op.id },
+          before: pick(before, USER_SHOWN),
+        }
+      );
+    }
+    case 'invite':
+      if (people.invitations.has(op.invitation.digest)) return undefined;
+      return {
+        action: 'user.reinvited',
+        target: { kind: 'user', key: op.invitation.user },
+        after: { expiresAt: new Date(op.invitation.expires).toISOString() },
+      };
+    case 'pat': {
+      const { token } = op;
+      if (people.tokens.has(token.id)) return undefined;
+      return {
+        action: 'token.created',
+        target: { kind: 'token', key: token.id },
+        after: { name: token.name, user: token.user, expiresAt: token.expiresAt },
+      };
+    }
+    case 'pat-del': {
+      const token = people.tokens.get(op.id);
+      return (
+        token && {
+          action: 'token.revoked',
+          target: { kind: 'token', key: op.id },
+          before: { name: token.name, user: token.user },
+        }
+      );
+    }
+    default:
+      return undefined;
+  }
+}
+
 export const peopleDomain: Domain<PeopleOp> = {
   kinds: ['user', 'user-del', 'invite', 'invite-del', 'login', 'logout', 'seen', 'pat', 'pat-del'],
 
   apply: applyPeopleOp,
+
+  // `seen`'s `at` is when the session was seen, not an audit stamp: it is never audited.
+  auditOf: (db, op) => (op.t === 'seen' ? undefined : stampedRecord(op, peopleAudit(db, op))),
 
   capture(db, scope) {
     if (scope !== '') return () => {};

@@ -9,8 +9,10 @@
  */
 import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { ApiError } from '../../errors.js';
+import { ADMIN_TOKEN_ACTOR } from '../kernel/actors.js';
 import type { Ledger } from '../kernel/ledger.js';
 import type {
+  Actor,
   MemoryState,
   Role,
   SignedInVia,
@@ -97,6 +99,12 @@ export interface SsoClaims {
 
 const gone = (what: string) => new ApiError(410, 'GONE', what);
 
+/** A person acting as themselves (accepting their invitation, changing their password, signing on). */
+const self = (user: StoredUser): Actor => ({ type: 'user', id: user.id, name: user.name });
+
+/** Who made a change and now (`by`, `at`): what people's ops carry for their audit records. */
+const stamp = (actor: Actor) => ({ by: actor, at: new Date().toISOString() });
+
 export class PeopleService {
   readonly #db: MemoryState;
   readonly #ledger: Ledger<PeopleOp>;
@@ -135,7 +143,10 @@ export class PeopleService {
   }
 
   /** Invites `input.email`: a new account without a password, and its one-time link's token. */
-  async invite(input: NewUser): Promise<{ user: StoredUser; token: string }> {
+  async invite(
+    input: NewUser,
+    actor: Actor = ADMIN_TOKEN_ACTOR,
+  ): Promise<{ user: StoredUser; token: string }> {
     const token = randomBytes(32).toString('base64url');
     const now = this.#settings.now();
     const user: StoredUser = {
@@ -153,7 +164,8 @@ export class PeopleService {
       if (this.byEmail(user.email))
         throw new ApiError(409, 'CONFLICT', `a user with e-mail ${JSON.stringify(user.email)} exists`);
       return [
-        { t: 'user', user },
+        // The `user.invited` record; the link's own op is not stamped (no second record).
+        { t: 'user', user, ...stamp(actor) },
         {
           t: 'invite',
           invitation: { digest: sha256(token), user: user.id, expires: now + this.#settings.invitationMs },
@@ -164,7 +176,7 @@ export class PeopleService {
   }
 
   /** A new invitation link for a user who has not accepted theirs (the old link stops working). */
-  async reinvite(id: string): Promise<string> {
+  async reinvite(id: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const expires = this.#settings.now() + this.#settings.invitationMs;
     await this.#ledger.commit('', () => {
@@ -175,7 +187,7 @@ export class PeopleService {
           'CONFLICT',
           'that user has signed in already: they change their own password',
         );
-      return [{ t: 'invite', invitation: { digest: sha256(token), user: id, expires } }];
+      return [{ t: 'invite', invitation: { digest: sha256(token), user: id, expires }, ...stamp(actor) }];
     });
     return token;
   }
@@ -206,7 +218,7 @@ export class PeopleService {
       accepted = { ...user, password: hash, name: name?.trim() || user.name };
       return [
         { t: 'invite-del', digest },
-        { t: 'user', user: accepted },
+        { t: 'user', user: accepted, ...stamp(self(accepted)) },
       ];
     });
     return accepted!;
@@ -266,7 +278,7 @@ export class PeopleService {
             oidc: { issuer, subject },
             createdAt: new Date(this.#settings.now()).toISOString(),
           };
-      ops.push({ t: 'user', user });
+      ops.push({ t: 'user', user, ...stamp(self(user)) });
       for (const invitation of this.#db.people.invitations.values())
         if (invitation.user === user.id) ops.push({ t: 'invite-del', digest: invitation.digest });
       return ops;
@@ -285,10 +297,12 @@ export class PeopleService {
     )
       throw new ApiError(403, 'FORBIDDEN', 'the current password is not right');
     const hash = await hashPassword(next as string);
-    await this.#ledger.commit('', () => [{ t: 'user', user: { ...this.user(id), password: hash } }]);
+    await this.#ledger.commit('', () => [
+      { t: 'user', user: { ...this.user(id), password: hash }, ...stamp(self(user)) },
+    ]);
   }
 
-  async update(id: string, change: UserChange): Promise<StoredUser> {
+  async update(id: string, change: UserChange, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<StoredUser> {
     let after: StoredUser | undefined;
     await this.#ledger.commit('', () => {
       const before = this.user(id);
@@ -299,7 +313,7 @@ export class PeopleService {
         ...(change.disabled !== undefined && { disabled: change.disabled }),
         ...(change.name !== undefined && { name: change.name.trim() }),
       };
-      const ops: PeopleOp[] = [{ t: 'user', user: after }];
+      const ops: PeopleOp[] = [{ t: 'user', user: after, ...stamp(actor) }];
       // A disabled user's sessions end now, not at their next request only.
       if (after.disabled && !before.disabled)
         for (const session of this.#db.people.sessions.values())
@@ -309,14 +323,14 @@ export class PeopleService {
     return after!;
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
     await this.#ledger.commit('', () => {
       this.user(id);
       // Their sessions end by name first, so whoever follows sign-outs (event streams) hears of each.
       const ops: PeopleOp[] = [];
       for (const session of this.#db.people.sessions.values())
         if (session.user === id) ops.push({ t: 'logout', id: session.id });
-      ops.push({ t: 'user-del', id });
+      ops.push({ t: 'user-del', id, ...stamp(actor) });
       return ops;
     });
   }
@@ -379,6 +393,7 @@ export class PeopleService {
     user: string,
     name: string,
     expiresAt: string | null,
+    actor?: Actor,
   ): Promise<{ token: StoredToken; secret: string }> {
     const secret = newPersonalToken();
     const token: StoredToken = {
@@ -390,14 +405,14 @@ export class PeopleService {
       expiresAt,
     };
     await this.#ledger.commit('', () => {
-      this.user(user);
+      const owner = this.user(user);
       if (this.tokensOf(user).length >= MAX_TOKENS_PER_USER)
         throw new ApiError(
           409,
           'CONFLICT',
           `a user holds at most ${MAX_TOKENS_PER_USER} tokens: revoke one first`,
         );
-      return [{ t: 'pat', token }];
+      return [{ t: 'pat', token, ...stamp(actor ?? self(owner)) }];
     });
     return { token, secret };
   }
@@ -413,8 +428,10 @@ export class PeopleService {
     return token;
   }
 
-  async revokeToken(id: string): Promise<void> {
-    await this.#ledger.commit('', () => (this.#db.people.tokens.has(id) ? [{ t: 'pat-del', id }] : []));
+  async revokeToken(id: string, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
+    await this.#ledger.commit('', () =>
+      this.#db.people.tokens.has(id) ? [{ t: 'pat-del', id, ...stamp(actor) }] : [],
+    );
   }
 
   /** The person a presented personal token acts as, when it is one, not expired, of a user who may act. */

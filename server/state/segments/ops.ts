@@ -7,7 +7,7 @@
  */
 
 import { segmentHistoryEntry } from '../flags/history.js';
-import { applyChange, type FlagCommit } from '../flags/ops.js';
+import { applyChange, changeAudit, type FlagCommit } from '../flags/ops.js';
 import { actorOf } from '../kernel/actors.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
 import type { Actor, Environment, StoredSegment } from '../kernel/model.js';
@@ -38,6 +38,12 @@ export const segmentsDomain: Domain<SegmentOp, FlagCommit> = {
   apply(db, op) {
     if (op.t === 'segment') applyChange(db, op, segments, op.segment.key, op.segment, segmentHistoryEntry);
     else applyChange(db, op, segments, op.key, undefined, segmentHistoryEntry);
+  },
+
+  auditOf(db, op) {
+    return op.t === 'segment'
+      ? changeAudit(db, op, 'segment', segments, op.segment.key, op.segment, segmentHistoryEntry)
+      : changeAudit(db, op, 'segment', segments, op.key, undefined, segmentHistoryEntry);
   },
 
   changeOf(db, op) {

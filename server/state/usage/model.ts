@@ -5,7 +5,7 @@
  * idempotent by the report id: applying an entry a second time adds nothing while its ids are
  * remembered (§13.3), so a replayed suffix of the log changes nothing, as with every other op.
  */
-import type { EnvUsage, UsageRow } from '../kernel/model.js';
+import type { Actor, EnvUsage, UsageRow } from '../kernel/model.js';
 
 export type { ClientRecord, EnvUsage, UnknownKey, UsageMark, UsageRow, UsageRows } from '../kernel/model.js';
 
@@ -38,8 +38,16 @@ export interface UsageRecord {
 export type UsageOp =
   /** Reports committed together at `at` (epoch ms, the committing instance's clock), in order. */
   | { t: 'usage'; env: string; at: number; reports: UsageRecord[] }
-  /** Flag `key`'s stale mark is now this (both at their defaults: no mark). */
-  | { t: 'usage-mark'; env: string; key: string; permanent: boolean; snoozedUntil: number | null };
+  /** Flag `key`'s stale mark is now this (both at their defaults: no mark); who set it and when (its audit record). */
+  | {
+      t: 'usage-mark';
+      env: string;
+      key: string;
+      permanent: boolean;
+      snoozedUntil: number | null;
+      by?: Actor;
+      at?: string;
+    };
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

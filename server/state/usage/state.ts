@@ -6,6 +6,7 @@
  * add is bounded: rows only for flags of the environment (other keys go to the capped
  * unknown-keys table), at most the flag's current version, within the hour's caps (`rows.ts`).
  */
+import { stampedRecord } from '../kernel/audit.js';
 import type { Domain, Piece } from '../kernel/domain.js';
 import type { Environment, MemoryState } from '../kernel/model.js';
 import { advanceClock, idTime } from './clock.js';
@@ -254,6 +255,8 @@ export interface UsageSnapshotPart {
   usage?: UsageSnapshot;
 }
 
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
 export const usageDomain: Domain<UsageOp> = {
   kinds: ['usage', 'usage-mark'],
 
@@ -265,6 +268,21 @@ export const usageDomain: Domain<UsageOp> = {
   // usage service). A mark (§13.7) is a write like a flag's: in memory at once, so the next
   // mark's plan sees it, and put back by `capture` should its commit fail.
   whenDurable: (op) => op.t === 'usage',
+
+  // A mark set by someone is audited (`../kernel/audit.ts`); reports are not.
+  auditOf(db, op) {
+    if (op.t !== 'usage-mark' || op.at === undefined) return undefined;
+    const held = db.get(op.env)?.usage?.marks.get(op.key);
+    const was = { permanent: held?.permanent ?? false, snoozedUntil: iso(held?.snoozedUntil ?? null) };
+    const now = { permanent: op.permanent, snoozedUntil: iso(op.snoozedUntil) };
+    if (was.permanent === now.permanent && was.snoozedUntil === now.snoozedUntil) return undefined;
+    return stampedRecord(op, {
+      action: 'flag.marked',
+      target: { kind: 'flag', key: op.key },
+      before: was,
+      after: now,
+    });
+  },
 
   capture(db, scope) {
     // The scope's stale marks (they reach memory at once); its counts wait for publishing.

@@ -19,8 +19,9 @@ import type {
   UsageClients,
 } from '../../../src/core/usage-wire.js';
 import { ApiError, flagNotFound } from '../../errors.js';
+import { SYSTEM_ACTOR } from '../kernel/actors.js';
 import type { Ledger } from '../kernel/ledger.js';
-import type { Environment, MemoryState } from '../kernel/model.js';
+import type { Actor, Environment, MemoryState } from '../kernel/model.js';
 import { DAY, type UsageMark, type UsageOp, type UsageRecord } from './model.js';
 import { clientList, flagSeries, flagSummaries, RANGES, type UsageRange, unknownKeys } from './reads.js';
 import { staleReport } from './stale.js';
@@ -193,6 +194,7 @@ export class UsageService {
     env: Environment,
     key: string,
     patch: { permanent?: boolean; snoozedUntil?: number | null },
+    actor: Actor = SYSTEM_ACTOR,
   ): Promise<UsageMark> {
     let mark!: UsageMark;
     await this.#ledger.commit(env.id, () => {
@@ -206,7 +208,8 @@ export class UsageService {
         throw new ApiError(400, 'VALIDATION_ERROR', 'snoozedUntil: must be at most 400 days ahead');
       if (held?.permanent === mark.permanent && held.snoozedUntil === mark.snoozedUntil) return [];
       if (!held && !mark.permanent && mark.snoozedUntil === null) return [];
-      return [{ t: 'usage-mark', env: env.id, key, ...mark }];
+      // Who set it and when: its audit record (`../kernel/audit.ts`).
+      return [{ t: 'usage-mark', env: env.id, key, ...mark, by: actor, at: new Date().toISOString() }];
     });
     return mark;
   }

@@ -3,13 +3,15 @@
  * deliveries with it), and a delivery committed (pending, or an attempt's outcome) or pruned.
  * The domain's parts of snapshots: the webhooks and the deliveries.
  */
+import { type AuditFacts, changedFields, pick, stampedRecord } from '../kernel/audit.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
-import type { StoredDelivery, StoredWebhook } from '../kernel/model.js';
+import type { Actor, MemoryState, StoredDelivery, StoredWebhook } from '../kernel/model.js';
 import { envOf } from '../kernel/ops.js';
 
+/** A webhook's rules and deliveries; a rule's change carries who made it and when (`by`, `at`: its audit record). */
 export type WebhookOp =
-  | { t: 'webhook'; env: string; webhook: StoredWebhook }
-  | { t: 'webhook-del'; env: string; id: string }
+  | { t: 'webhook'; env: string; webhook: StoredWebhook; by?: Actor; at?: string }
+  | { t: 'webhook-del'; env: string; id: string; by?: Actor; at?: string }
   | { t: 'delivery'; env: string; delivery: StoredDelivery }
   | { t: 'delivery-del'; env: string; id: string };
 
@@ -17,6 +19,32 @@ export type WebhookOp =
 export interface WebhooksSnapshot {
   webhooks: StoredWebhook[];
   deliveries?: StoredDelivery[];
+}
+
+/** What a webhook's audit record shows of it: never its secrets. */
+const SHOWN = ['url', 'events', 'active'] as const;
+
+/** What a webhook op changes, for its audit record (`../kernel/audit.ts`); deliveries are not audited. */
+function webhookAudit(db: MemoryState, op: WebhookOp): AuditFacts | undefined {
+  const env = db.get(op.env);
+  if (!env || (op.t !== 'webhook' && op.t !== 'webhook-del')) return undefined;
+  const id = op.t === 'webhook' ? op.webhook.id : op.id;
+  const target = { kind: 'webhook', key: id };
+  const before = env.webhooks.get(id);
+  if (op.t === 'webhook-del')
+    return before && { action: 'webhook.deleted', target, before: pick(before, SHOWN) };
+  const after = op.webhook;
+  if (!before) return { action: 'webhook.created', target, after: pick(after, SHOWN) };
+  if (after.secret !== before.secret) {
+    const until = after.previousSecretExpiresAt;
+    return {
+      action: 'webhook.secretRotated',
+      target,
+      ...(until !== undefined && { after: { previousSecretExpiresAt: new Date(until).toISOString() } }),
+    };
+  }
+  const changed = changedFields(SHOWN, pick(before, SHOWN), pick(after, SHOWN));
+  return changed && { action: 'webhook.updated', target, ...changed };
 }
 
 export const webhooksDomain: Domain<WebhookOp> = {
@@ -42,6 +70,8 @@ export const webhooksDomain: Domain<WebhookOp> = {
         return;
     }
   },
+
+  auditOf: (db, op) => stampedRecord(op, webhookAudit(db, op)),
 
   capture(db, scope) {
     const env = scope === '' ? undefined : db.get(scope);

@@ -10,9 +10,10 @@ import type {
   Webhook,
 } from '../../../src/core/types.js';
 import { validationError, webhookNotFound } from '../../errors.js';
+import { SYSTEM_ACTOR } from '../kernel/actors.js';
 import { newWebhookId, newWebhookSecret } from '../kernel/ids.js';
 import { decide, type Ledger, type Plan } from '../kernel/ledger.js';
-import type { Environment, StoredWebhook } from '../kernel/model.js';
+import type { Actor, Environment, StoredWebhook } from '../kernel/model.js';
 import { signingSecret } from './deliveries.js';
 import type { WebhookOp } from './ops.js';
 import { subjectOf, toCreatedWebhook, toDelivery, toWebhook } from './representation.js';
@@ -20,6 +21,10 @@ import { subjectOf, toCreatedWebhook, toDelivery, toWebhook } from './representa
 /** Why a URL may not be a webhook target (the server's `webhookTargets` policy), or `undefined`. */
 export type TargetCheck = (url: string) => Promise<string | undefined>;
 
+/** Who made a change and now (`by`, `at`): what a webhook's ops carry for their audit records. */
+const stamp = (actor: Actor) => ({ by: actor, at: new Date().toISOString() });
+
+/** A webhook's rules change credited to `actor` (`SYSTEM_ACTOR` when a caller names none). */
 export class WebhookService {
   readonly #ledger: Ledger<WebhookOp>;
   readonly #checkTarget: TargetCheck | undefined;
@@ -52,7 +57,11 @@ export class WebhookService {
     });
   }
 
-  async createWebhook(env: Environment, input: CreateWebhookInput): Promise<CreatedWebhook> {
+  async createWebhook(
+    env: Environment,
+    input: CreateWebhookInput,
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<CreatedWebhook> {
     await this.#allowed(input.url);
     const hook: StoredWebhook = {
       id: newWebhookId(),
@@ -62,11 +71,16 @@ export class WebhookService {
       active: true,
       createdAt: new Date().toISOString(),
     };
-    await this.#ledger.commit(env.id, () => [{ t: 'webhook', env: env.id, webhook: hook }]);
+    await this.#ledger.commit(env.id, () => [{ t: 'webhook', env: env.id, webhook: hook, ...stamp(actor) }]);
     return toCreatedWebhook(hook);
   }
 
-  async updateWebhook(env: Environment, id: string, patch: UpdateWebhookInput): Promise<Webhook> {
+  async updateWebhook(
+    env: Environment,
+    id: string,
+    patch: UpdateWebhookInput,
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<Webhook> {
     if (patch.url !== undefined) await this.#allowed(patch.url);
     const hook = await this.#decide(env.id, () => {
       const before = env.webhooks.get(id);
@@ -80,7 +94,10 @@ export class WebhookService {
         after.url === before.url &&
         after.events.length === before.events.length &&
         after.events.every((kind, i) => kind === before.events[i]);
-      return { ops: same ? [] : [{ t: 'webhook', env: env.id, webhook: after }], result: after };
+      return {
+        ops: same ? [] : [{ t: 'webhook', env: env.id, webhook: after, ...stamp(actor) }],
+        result: after,
+      };
     });
     return toWebhook(hook);
   }
@@ -112,7 +129,12 @@ export class WebhookService {
    * Replaces the webhook's secret; the secret signing until now keeps signing for `graceMs`
    * so receivers can accept both meanwhile. Answers the new secret, shown this once.
    */
-  async rotateSecret(env: Environment, id: string, graceMs: number): Promise<Record<string, unknown>> {
+  async rotateSecret(
+    env: Environment,
+    id: string,
+    graceMs: number,
+    actor: Actor = SYSTEM_ACTOR,
+  ): Promise<Record<string, unknown>> {
     const after = await this.#decide(env.id, () => {
       const before = env.webhooks.get(id);
       if (!before) throw webhookNotFound(id);
@@ -123,7 +145,7 @@ export class WebhookService {
         previousSecret: signingSecret(before, now),
         previousSecretExpiresAt: now + graceMs,
       };
-      return { ops: [{ t: 'webhook', env: env.id, webhook: rotated }], result: rotated };
+      return { ops: [{ t: 'webhook', env: env.id, webhook: rotated, ...stamp(actor) }], result: rotated };
     });
     return {
       ...toWebhook(after),
@@ -132,10 +154,10 @@ export class WebhookService {
     };
   }
 
-  async deleteWebhook(env: Environment, id: string): Promise<void> {
+  async deleteWebhook(env: Environment, id: string, actor: Actor = SYSTEM_ACTOR): Promise<void> {
     await this.#decide(env.id, () => {
       if (!env.webhooks.has(id)) throw webhookNotFound(id);
-      return { ops: [{ t: 'webhook-del', env: env.id, id }], result: undefined };
+      return { ops: [{ t: 'webhook-del', env: env.id, id, ...stamp(actor) }], result: undefined };
     });
   }
 }

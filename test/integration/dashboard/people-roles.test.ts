@@ -98,7 +98,7 @@ const UNCHECKED = new Set(['post /session', 'delete /session', 'post /invitation
  */
 function needed(op: string): Role {
   const [method, path] = op.split(' ') as [string, string];
-  if (path.startsWith('/users')) return 'admin';
+  if (path.startsWith('/users') || path === '/audit') return 'admin';
   if (path.startsWith('/me/') || path.startsWith('/tokens')) return 'viewer';
   if (method === 'get' || path === '/evaluate' || path === '/copy-flags/preview') return 'viewer';
   if (

@@ -11,6 +11,7 @@ import type { FlagwireServer } from '../../../server/index.js';
 import { routesOf } from '../../../server/start-server.js';
 import { adminCaller } from '../../helpers/admin.js';
 import { type AdminWalkServer, adminRecipes, scopedRecipes } from '../../helpers/openapi-recipes/admin.js';
+import { auditRecipes } from '../../helpers/openapi-recipes/audit.js';
 import { flagsRecipes } from '../../helpers/openapi-recipes/flags.js';
 import { withPeople } from '../../helpers/openapi-recipes/people.js';
 import { segmentsRecipes } from '../../helpers/openapi-recipes/segments.js';
@@ -82,6 +83,7 @@ describe('the admin API document', () => {
       server,
       {
         ...adminRecipes(server),
+        ...auditRecipes,
         ...ssoRecipes,
         ...scopedRecipes({ ...flagsRecipes, ...segmentsRecipes, ...usageRecipes, ...webhookRecipes }, server),
       },

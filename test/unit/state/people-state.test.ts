@@ -9,6 +9,8 @@ import {
 } from '../../../server/state/kernel/model.js';
 
 const NOW = Math.floor(Date.now() / 1000);
+/** An invitation's end: one time for every state built, so two of them compare equal. */
+const LATER = Date.now() + 3_600_000;
 const user = (id: string, over: Partial<StoredUser> = {}): StoredUser => ({
   id,
   email: `${id}@example.com`,
@@ -42,7 +44,7 @@ function populated(): MemoryState {
   const db = new MemoryState();
   applyOp(db, { t: 'user', user: user('usr_a') });
   applyOp(db, { t: 'user', user: user('usr_b', { role: 'admin' }) });
-  applyOp(db, { t: 'invite', invitation: { digest: 'inv-a', user: 'usr_a', expires: Date.now() + 60_000 } });
+  applyOp(db, { t: 'invite', invitation: { digest: 'inv-a', user: 'usr_a', expires: LATER } });
   applyOp(db, { t: 'login', session: session('u-a', 'usr_a') });
   applyOp(db, { t: 'login', session: session('u-b', 'usr_b') });
   applyOp(db, { t: 'pat', token: token('pat_a', 'usr_a') });
@@ -80,7 +82,7 @@ describe('the people domain', () => {
 
   it('keeps one invitation per user: a new link replaces the old', () => {
     const db = populated();
-    applyOp(db, { t: 'invite', invitation: { digest: 'inv-a2', user: 'usr_a', expires: Date.now() + 60_000 } });
+    applyOp(db, { t: 'invite', invitation: { digest: 'inv-a2', user: 'usr_a', expires: LATER } });
     expect([...db.people.invitations.keys()]).toEqual(['inv-a2']);
   });
 
