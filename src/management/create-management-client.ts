@@ -4,7 +4,6 @@
  */
 
 import { resolveConnection } from '../core/connection.js';
-import type { Clause } from '../core/targeting/types.js';
 import type {
   CreatedWebhook,
   CreateFlagInput,

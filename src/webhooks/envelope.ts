@@ -11,8 +11,6 @@ const EVENT_TYPES: readonly string[] = /* @__PURE__ */ (WEBHOOK_EVENT_KINDS as r
 );
 const FLAG_TYPES: readonly unknown[] = ['boolean', 'rollout'];
 
-type Json = Record<string, unknown>;
-
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 const isInteger = (value: unknown, min: number): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= min;

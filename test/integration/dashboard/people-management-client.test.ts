@@ -20,10 +20,17 @@ afterAll(async () => {
 describe('the management client with a personal access token', () => {
   it('manages flags as its user, credited to the token, and is refused where the role is not enough', async () => {
     const people = peopleDriver(t.server.url, t.server.adminToken!);
-    const member = await people.join({ email: uniqueEmail('script'), role: 'viewer', projects: { acme: 'editor' } });
+    const member = await people.join({
+      email: uniqueEmail('script'),
+      role: 'viewer',
+      projects: { acme: 'editor' },
+    });
     const { token } = await people.token(member, 'deploy script');
     const at = (project: string, env: string) =>
-      createManagementClient({ baseUrl: `${t.server.url}/admin/api/environments/${project}/${env}`, apiKey: token });
+      createManagementClient({
+        baseUrl: `${t.server.url}/admin/api/environments/${project}/${env}`,
+        apiKey: token,
+      });
 
     const client = at('acme', 'production');
     const created = await client.flags.create({ key: 'from-a-script', type: 'boolean' });
@@ -51,7 +58,9 @@ describe('the management client with a personal access token', () => {
       baseUrl: `${t.server.url}/admin/api/environments/other/production`,
       apiKey: token,
     });
-    const refused = await elsewhere.flags.create({ key: 'nope', type: 'boolean' }).catch((error: unknown) => error);
+    const refused = await elsewhere.flags
+      .create({ key: 'nope', type: 'boolean' })
+      .catch((error: unknown) => error);
     expect(isFlagwireError(refused) && refused.code).toBe('FORBIDDEN');
     expect((refused as Error).message).toContain('needs the editor role');
   });

@@ -70,7 +70,12 @@ async function stack(): Promise<Stack> {
   return s;
 }
 
-const ACTOR: Actor = { type: 'apiKey', id: 'fw_live_…test', name: 'API key fw_live_…test', hint: 'fw_live_…test' };
+const ACTOR: Actor = {
+  type: 'apiKey',
+  id: 'fw_live_…test',
+  name: 'API key fw_live_…test',
+  hint: 'fw_live_…test',
+};
 const DASHBOARD: Actor = { type: 'adminToken', id: 'admin-token', name: 'admin token' };
 
 /** The ApiError `promise` rejects with: its status and stable code. */

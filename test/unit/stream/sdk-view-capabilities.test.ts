@@ -246,7 +246,12 @@ const changeArb: fc.Arbitrary<Change> = fc.oneof(
 /** The commit a change makes to `env` (which it then changes), as the applier builds it; none for a no-op. */
 function commit(env: Environment, change: Change): FlagCommit | undefined {
   const revision = env.revision + 1;
-  const common = { env, revision, at: '', actor: { type: 'adminToken' as const, id: 'admin-token', name: 'admin token' } };
+  const common = {
+    env,
+    revision,
+    at: '',
+    actor: { type: 'adminToken' as const, id: 'admin-token', name: 'admin token' },
+  };
   let out: FlagCommit;
   if (change.t === 'flag' || change.t === 'flag-del') {
     const key = FLAG_KEYS[change.key]!;

@@ -92,7 +92,14 @@ describe('StreamHub', () => {
     let before: StoredFlag | null = null;
     for (let revision = 1; revision <= 200; revision++) {
       const after = flag(revision);
-      hub.publish({ env, revision, before, after, at: '', actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' } });
+      hub.publish({
+        env,
+        revision,
+        before,
+        after,
+        at: '',
+        actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' },
+      });
       before = after;
     }
     expect(slow.destroyed).toBe(true);
@@ -125,7 +132,14 @@ describe('StreamHub', () => {
     const publish = (count: number) => {
       for (let i = 0; i < count; i++) {
         const after = flag(++revision);
-        hub.publish({ env, revision, before, after, at: '', actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' } });
+        hub.publish({
+          env,
+          revision,
+          before,
+          after,
+          at: '',
+          actor: { type: 'adminToken', id: 'admin-token', name: 'admin token' },
+        });
         before = after;
       }
     };
