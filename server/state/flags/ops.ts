@@ -67,6 +67,15 @@ interface Revisioned {
 /** A history entry made for an op's audit record (`changeAudit`), for `applyChange` to record rather than make again. */
 const entries = new WeakMap<object, HistoryEntry>();
 
+/** How a flag's or a segment's change reads in the history (`history.ts`). */
+export type EntryOf<T> = (
+  revision: number,
+  at: string,
+  before: T | undefined,
+  after: T | undefined,
+  actor: Actor,
+) => HistoryEntry;
+
 /**
  * The audit record of a flag or segment change (`../kernel/audit.ts`), read before it is applied:
  * its history entry's changes, before and after (a counted list: `{addedCount, removedCount}`,
@@ -79,13 +88,7 @@ export function changeAudit<T extends { updatedAt: string }>(
   items: (env: Environment) => Map<string, T>,
   key: string,
   after: T | undefined,
-  entryOf: (
-    revision: number,
-    at: string,
-    before: T | undefined,
-    after: T | undefined,
-    actor: Actor,
-  ) => HistoryEntry,
+  entryOf: EntryOf<T>,
 ): StoredAuditRecord | undefined {
   const env = db.get(op.env);
   if (!env || op.rev <= env.revision) return undefined;
@@ -123,13 +126,7 @@ export function applyChange<T extends { updatedAt: string }>(
   items: (env: Environment) => Map<string, T>,
   key: string,
   after: T | undefined,
-  entryOf: (
-    revision: number,
-    at: string,
-    before: T | undefined,
-    after: T | undefined,
-    actor: Actor,
-  ) => HistoryEntry,
+  entryOf: EntryOf<T>,
 ): void {
   const env = envOf(db, op.env);
   const map = items(env);
