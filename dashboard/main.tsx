@@ -18,6 +18,7 @@ import { openEvents, resetStreamCounts } from './events.js';
 import { can, SessionContext } from './roles.js';
 import { envHref, type Route, useRoute } from './route.js';
 import { AcceptInvitation } from './screens/accept-invite.js';
+import { AuditScreen } from './screens/audit.js';
 import { ConnectScreen } from './screens/connect.js';
 import { FlagPage } from './screens/flag-page/flag-page.js';
 import { NewFlagPage } from './screens/flag-page/new-flag-page.js';
@@ -209,6 +210,7 @@ function App() {
 function Screen({ route, session }: { route: Route; session: SessionAnswer }) {
   if (route.name === 'overview') return <OverviewScreen />;
   if (route.name === 'members') return <MembersScreen />;
+  if (route.name === 'audit') return <AuditScreen />;
   if (route.name === 'profile') return <ProfileScreen session={session} />;
   if (route.name === 'not-found') {
     return (

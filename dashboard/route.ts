@@ -4,7 +4,8 @@
  * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants),
  * `#/env/P/E/new-flag/KEY` (a flag of any type, its key filled in: a key SDKs evaluated that is
  * not a flag) and `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`);
- * `#/members` (people, for admins) and `#/profile` (one's own password, tokens and sessions).
+ * `#/members` (people, for admins), `#/audit` (every change across projects, for admins) and
+ * `#/profile` (one's own password, tokens and sessions).
  */
 import { useEffect, useState } from 'preact/hooks';
 
@@ -30,6 +31,8 @@ export type Route =
   | { name: 'overview' }
   /** `#/members`: people and their roles (admins). */
   | { name: 'members' }
+  /** `#/audit`: every change across projects (admins). */
+  | { name: 'audit' }
   /** `#/profile`: one's password, personal tokens and sessions. */
   | { name: 'profile' }
   | { name: 'not-found' };
@@ -47,6 +50,7 @@ export function parseHash(hash: string): Route {
   // `#token=...` and `#invite=...` are sign-in fragments, removed as soon as they are read.
   if (path === '' || path.startsWith('token=') || path.startsWith('invite=')) return { name: 'overview' };
   if (path === 'members') return { name: 'members' };
+  if (path === 'audit') return { name: 'audit' };
   if (path === 'profile') return { name: 'profile' };
   const parts = path.split('/').map(decode);
   const [head, project, env, tab, flag, ...rest] = parts;

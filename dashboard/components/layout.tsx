@@ -11,7 +11,7 @@ interface HeaderProps {
 
 /**
  * The title, and once signed in who is (the person's name, or "Admin token") with what they may
- * open: Members (admins), their Profile, Sign out.
+ * open: Members and Audit (admins), their Profile, Sign out.
  */
 export function Header({ session, onSignOut }: HeaderProps) {
   const signedIn = session !== undefined && onSignOut !== undefined;
@@ -26,9 +26,14 @@ export function Header({ session, onSignOut }: HeaderProps) {
           </span>
           <ul>
             {can(session, undefined, 'admin') && (
-              <li>
-                <a href="#/members">Members</a>
-              </li>
+              <>
+                <li>
+                  <a href="#/members">Members</a>
+                </li>
+                <li>
+                  <a href="#/audit">Audit</a>
+                </li>
+              </>
             )}
             <li>
               <a href="#/profile">Profile</a>

@@ -174,7 +174,7 @@ function Change({ change: c, entry }: { change: HistoryChange; entry: string }) 
   );
 }
 
-/** A value before or after a change, as JSON, shortened when long. */
-const Value = ({ value, what }: { value: unknown; what: string }) => (
+/** A value before or after a change, as JSON, shortened when long (the audit log shows them so too). */
+export const Value = ({ value, what }: { value: unknown; what: string }) => (
   <LongText text={jsonish(value)} limit={80} lines={2} what={what} />
 );
