@@ -9,7 +9,7 @@ import { cleanUp, dist, RESULTS_FILE, writeResults } from './lib/util.mjs';
 
 /** In the order they run. */
 const ORDER =
-  'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern targeting usage-ingest cost';
+  'sdk-evaluate sdk-flags fanout writes sdk-propagation webhooks stream-load ofrep compression pattern targeting usage-ingest cost sign-in';
 const ALL = ORDER.split(' ');
 /** `postgres`: the Postgres figures, in `writes` and `fanout`. */
 const ALIASES = { postgres: ['writes', 'fanout'] };
