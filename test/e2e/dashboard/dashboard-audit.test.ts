@@ -68,11 +68,17 @@ describe('the audit log', () => {
     const log = page.getByRole('region', { name: 'Audit log' });
     await page.getByLabel('Project', { exact: true }).selectOption('acme');
     await log.getByRole('row', { name: /created flag elsewhere/ }).waitFor({ state: 'detached' });
+    // The filtered list has come (not only the old one gone) once a row it holds is there.
+    const updated = log.getByRole('row', { name: /updated flag audit-flag/ });
+    await updated.waitFor();
+    expect(await updated.count()).toBe(1);
     expect(await log.getByRole('row', { name: /invited user/ }).count()).toBe(0);
-    expect(await log.getByRole('row', { name: /updated flag audit-flag/ }).count()).toBe(1);
     await page.getByLabel('Who', { exact: true }).selectOption({ label: 'Admin token' });
-    await log.getByRole('row', { name: /updated flag audit-flag/ }).waitFor({ state: 'detached' });
-    expect(await log.getByRole('row', { name: /created flag audit-flag/ }).count()).toBe(1);
+    await updated.waitFor({ state: 'detached' });
+    const created = log.getByRole('row', { name: /created flag audit-flag/ });
+    await created.waitFor();
+    expect(await created.count()).toBe(1);
+    expect(await log.getByRole('row', { name: /created flag elsewhere/ }).count()).toBe(0);
   });
 
   it('exports the filtered records as JSON lines', async () => {
