@@ -7,7 +7,7 @@
 import { documentRoute } from '../http/handlers/openapi.js';
 import { errorAnswer, openApiDocument } from '../http/openapi.js';
 import type { AnswerDoc } from '../http/operation-doc.js';
-import { type Authenticated, defineRoute, type MethodSpec, type Route } from '../http/router.js';
+import { type Authenticated, defineRoute, leastRole, type MethodSpec, type Route } from '../http/router.js';
 import type { AdminGrant } from './routes.js';
 import { SESSION_COOKIE } from './session.js';
 
@@ -85,7 +85,7 @@ export function adminDocumentRoute(routes: () => readonly Route<Authenticated>[]
           },
         ],
         refusals: (method, spec) => {
-          const role = spec.role ?? (spec.readOnly ? 'viewer' : 'editor');
+          const role = leastRole(spec);
           const why = [
             ...(role === 'viewer'
               ? []

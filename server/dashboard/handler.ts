@@ -10,6 +10,7 @@ import { invokeRoute } from '../http/app.js';
 import {
   type Authenticated,
   decodeSegment,
+  leastRole,
   type MethodSpec,
   matchRoute,
   type Route,
@@ -84,32 +85,28 @@ export type DashboardHandler = ((
   readonly committed: (op: BaseOp) => void;
 };
 
-/** `403` naming the role a request needs. */
-function roleRefused(
-  principal: Principal,
-  needed: Role,
-  action: string,
-  project: string | undefined,
-): ApiError {
+/**
+ * Refuses (`403` naming the role needed) unless the principal's role inside `project` is at
+ * least `needed` (`docs/protocol.md` §10.6).
+ */
+function requireRole(principal: Principal, needed: Role, action: string, project: string | undefined): void {
   const has = roleOf(principal, project);
+  if (roleAtLeast(has, needed)) return;
   const where = project === undefined ? '' : ` in project ${JSON.stringify(project)}`;
-  return new ApiError(
+  throw new ApiError(
     403,
     'FORBIDDEN',
     `cannot ${action}: needs the ${needed} role${where}; you are ${has === 'viewer' ? 'a' : 'an'} ${has}`,
   );
 }
 
-/** Refuses the request unless its principal's role allows `spec` (`docs/protocol.md` §10.6). */
-function requireRole(
+/** Refuses the request unless its principal's role allows the method it calls (when there is one). */
+function requireSpecRole(
   principal: Principal,
   spec: MethodSpec<never> | undefined,
   project: string | undefined,
-): void {
-  if (!spec) return;
-  const needed = spec.role ?? (spec.readOnly ? 'viewer' : 'editor');
-  if (!roleAtLeast(roleOf(principal, project), needed))
-    throw roleRefused(principal, needed, spec.action, project);
+) {
+  if (spec) requireRole(principal, leastRole(spec), spec.action, project);
 }
 
 const specOf = <G extends Authenticated>(route: Route<G>, method: string | undefined) =>
@@ -161,7 +158,7 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
       const env = admin.environment(decodeSegment(scoped[1]!), decodeSegment(scoped[2]!));
       const match = matchRoute(envRoutes, `/api/v1/${scoped[3]}`);
       if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
-      requireRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
+      requireSpecRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
       const grant: Grant = {
         env,
         access: 'full',
@@ -175,16 +172,13 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
     }
     const match = matchRoute(routes, `/${rest}`);
     if (!match) throw new ApiError(404, 'NOT_FOUND', `no admin route for ${JSON.stringify(path)}`);
-    requireRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
+    requireSpecRole(principal, specOf(match.route, req.method) as MethodSpec<never> | undefined, project);
     const action = specOf(match.route, req.method)?.action ?? 'do that';
     const grant: AdminGrant = {
       access: 'full',
       actor: principal.actor,
       principal,
-      require(needed, inProject) {
-        if (!roleAtLeast(roleOf(principal, inProject), needed))
-          throw roleRefused(principal, needed, action, inProject);
-      },
+      require: (needed, inProject) => requireRole(principal, needed, action, inProject),
     };
     return invokeRoute(match.route, match.params, grant, req, res, path, query);
   }

@@ -17,7 +17,7 @@ import { defineRoute, type Route } from '../http/router.js';
 import type { StoredUser } from '../state/kernel/model.js';
 import type { PeopleService } from '../state/people/people-service.js';
 import type { OwnOrigins } from './origins.js';
-import type { Principal } from './principal.js';
+import { type Principal, roleOf } from './principal.js';
 import type { AdminGrant } from './routes.js';
 import type { AdminAuth } from './session.js';
 import { crossOrigin, sessionAnswer } from './session-route.js';
@@ -259,9 +259,9 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
             answers: { 200: ok('The tokens, without their secrets', Type.Array(P.TokenView)) },
           },
           handler: async ({ res, grant }) => {
-            const { user } = grant.principal;
-            const all = user === null || user.role === 'admin';
-            sendJson(res, 200, people.tokensOf(all ? undefined : user.id).map(tokenView));
+            const { principal } = grant;
+            const all = roleOf(principal) === 'admin';
+            sendJson(res, 200, people.tokensOf(all ? undefined : principal.user?.id).map(tokenView));
           },
         },
         POST: {
@@ -316,9 +316,9 @@ export function peopleRoutes(deps: PeopleRouteDeps): Route<AdminGrant>[] {
             },
           },
           handler: async ({ res, params, grant }) => {
-            const { user } = grant.principal;
+            const { principal } = grant;
             const token = people.tokensOf().find((t) => t.id === params.id);
-            if (!token || (user !== null && user.role !== 'admin' && token.user !== user.id))
+            if (!token || (roleOf(principal) !== 'admin' && token.user !== principal.user?.id))
               throw new ApiError(404, 'NOT_FOUND', 'no token of that id you may revoke');
             await people.revokeToken(token.id, grant.actor);
             sendEmpty(res, 204);

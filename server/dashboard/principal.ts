@@ -8,6 +8,7 @@
  * reaches.
  */
 import type { IncomingMessage } from 'node:http';
+import { bearerOf } from '../state/admin/key-ring.js';
 import { ADMIN_TOKEN_ACTOR } from '../state/kernel/actors.js';
 import type { Actor, Role, SignedInVia, StoredToken, StoredUser } from '../state/kernel/model.js';
 import { type PeopleService, roleIn, type SignedIn } from '../state/people/people-service.js';
@@ -37,8 +38,6 @@ export function roleOf(principal: Principal, project?: string): Role {
   return principal.user === null ? 'admin' : roleIn(principal.user, project);
 }
 
-const BEARER = /^bearer[ \t]+([^ \t]+)[ \t]*$/i;
-
 /** The admin token's principal. */
 function adminToken(by: 'cookie' | 'bearer', session?: Session): Principal {
   return { via: 'adminToken', user: null, actor: ADMIN_TOKEN_ACTOR, by, ...(session && { session }) };
@@ -63,10 +62,10 @@ export interface Identify {
 /** Who the request is, or `undefined`: no credential, or none that may act now. */
 export async function identify(req: IncomingMessage, deps: Identify): Promise<Principal | undefined> {
   const { auth, people } = deps;
-  const bearer = BEARER.exec(req.headers.authorization ?? '');
-  if (bearer) {
-    if (auth.isToken(bearer[1])) return adminToken('bearer');
-    const signedIn = await people.settled(() => people.bearer(bearer[1]!));
+  const bearer = bearerOf(req.headers.authorization);
+  if (bearer !== undefined) {
+    if (auth.isToken(bearer)) return adminToken('bearer');
+    const signedIn = await people.settled(() => people.bearer(bearer));
     return signedIn && personOf(signedIn, 'bearer');
   }
   const session = auth.sessionOf(req);

@@ -20,7 +20,7 @@ import type { StoredSession, StoredUser } from '../state/kernel/model.js';
 import { normalEmail, type PeopleService } from '../state/people/people-service.js';
 import type { Principal } from './principal.js';
 import type { AdminGrant } from './routes.js';
-import { AdminAuth } from './session.js';
+import { AdminAuth, isKeptSession } from './session.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
 import { sessionUser } from './views.js';
 
@@ -185,7 +185,7 @@ export function sessionRoute(deps: SessionRouteDeps): Route<AdminGrant> {
   async function signOut(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!isSameOrigin(req) && !auth.isBearer(req)) throw crossOrigin();
     const session = auth.sessionOf(req);
-    if (session?.id.startsWith('u')) await people.endSession(session.id);
+    if (session && isKeptSession(session.id)) await people.endSession(session.id);
     else if (session) await sessions.end(session.id, session.expires, AdminAuth.expiryAt());
     sendEmpty(res, 204, { 'set-cookie': AdminAuth.clearCookie() });
   }

@@ -8,6 +8,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bearerOf } from '../state/admin/key-ring.js';
 
 export const SESSION_COOKIE = 'flagwire_admin';
 /** How long a session lasts: a week. */
@@ -84,8 +85,8 @@ export class AdminAuth {
 
   /** Whether the request carries the admin token as a bearer. */
   isBearer(req: IncomingMessage): boolean {
-    const bearer = /^bearer[ \t]+([^ \t]+)[ \t]*$/i.exec(req.headers.authorization ?? '');
-    return bearer !== null && this.isToken(bearer[1]);
+    const bearer = bearerOf(req.headers.authorization);
+    return bearer !== undefined && this.isToken(bearer);
   }
 
   /** The request's session cookie, when this server signed it and it has not expired (ended or not). */

@@ -43,6 +43,11 @@ export interface MethodSpec<G extends Authenticated = Grant> {
   doc?: OperationDoc;
 }
 
+/** The least role a method needs in the admin API: its own, else `viewer` to read, `editor` to change. */
+export function leastRole(spec: Pick<MethodSpec<never>, 'role' | 'readOnly'>): 'viewer' | 'editor' | 'admin' {
+  return spec.role ?? (spec.readOnly ? 'viewer' : 'editor');
+}
+
 export interface Route<G extends Authenticated = Grant> {
   pattern: string;
   segments: string[];

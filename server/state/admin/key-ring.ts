@@ -32,6 +32,11 @@ export interface Grant {
 
 const BEARER = /^bearer[ \t]+([^ \t]+)[ \t]*$/i;
 
+/** The credential of an `Authorization: Bearer ...` header, or `undefined` when it is not one. */
+export function bearerOf(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : BEARER.exec(header)?.[1];
+}
+
 export const keyDigest = (key: string): Buffer => createHash('sha256').update(key).digest();
 export const keyIdOf = (digest: Buffer): string => `key_${digest.toString('hex').slice(0, 16)}`;
 export const keyHint = (key: string): string => `fw_live_…${key.slice(-4)}`;
@@ -95,11 +100,8 @@ export class KeyRing {
 
   /** The grant of the `Authorization` header's key, or `undefined` (→ 401). */
   authenticate(header: string | undefined): Grant | undefined {
-    if (header === undefined) return undefined;
-    const match = BEARER.exec(header);
-    if (!match) return undefined;
-    const key = match[1]!;
-    if (!API_KEY_PATTERN.test(key)) return undefined;
+    const key = bearerOf(header);
+    if (key === undefined || !API_KEY_PATTERN.test(key)) return undefined;
     const presented = keyDigest(key);
     const entry = this.#byDigest.get(presented.toString('base64'));
     if (!entry || !timingSafeEqual(entry.digest, presented)) return undefined;

@@ -7,7 +7,7 @@
  * environments, without sessions and invitations past their end.
  */
 import { type AuditFacts, changedFields, pick, stampedRecord } from '../kernel/audit.js';
-import type { Domain, Piece } from '../kernel/domain.js';
+import { type Domain, type Piece, refill } from '../kernel/domain.js';
 import type {
   Actor,
   MemoryState,
@@ -183,20 +183,17 @@ export const peopleDomain: Domain<PeopleOp> = {
   capture(db, scope) {
     if (scope !== '') return () => {};
     const { people } = db;
-    const saved = {
-      users: new Map(people.users),
-      invitations: new Map(people.invitations),
-      sessions: new Map(people.sessions),
-      tokens: new Map(people.tokens),
-    };
+    const users = new Map(people.users);
+    const invitations = new Map(people.invitations);
+    const sessions = new Map(people.sessions);
+    const tokens = new Map(people.tokens);
+    const tokenIds = new Map(people.tokenIds);
     return () => {
-      for (const part of ['users', 'invitations', 'sessions', 'tokens'] as const) {
-        const map = people[part] as Map<string, unknown>;
-        map.clear();
-        for (const [key, value] of saved[part] as Map<string, unknown>) map.set(key, value);
-      }
-      people.tokenIds.clear();
-      for (const token of people.tokens.values()) people.tokenIds.set(token.digest, token.id);
+      refill(people.users, users);
+      refill(people.invitations, invitations);
+      refill(people.sessions, sessions);
+      refill(people.tokens, tokens);
+      refill(people.tokenIds, tokenIds);
     };
   },
 
