@@ -6,7 +6,7 @@
  * `historyBytes` of their JSON, oldest pruned first (§3.4).
  */
 import { TARGETING_FIELDS } from '../../../src/core/targeting/types.js';
-import { jsonBytes } from '../kernel/json-bytes.js';
+import { boundList, pushCounted } from '../kernel/bounded-list.js';
 import type {
   Actor,
   Environment,
@@ -82,58 +82,17 @@ export function segmentHistoryEntry(
 /** The bounds of an environment's history: entries, and bytes of their JSON (§3.4). */
 export type HistoryBounds = Pick<MemoryState, 'historyLimit' | 'historyBytes'>;
 
-/** The running total of a history array, with what it was counted for. */
-interface Tally {
-  bytes: number;
-  length: number;
-  first: HistoryEntry | undefined;
-  last: HistoryEntry | undefined;
-}
-
-const tallies = new WeakMap<HistoryEntry[], Tally>();
-
-/**
- * The running total of `history`. Entries only join at the end and leave from the front, so a
- * tally whose length, first and last entries still match is right; one that does not (a history
- * restored from a snapshot, or put back after a failed commit: `../kernel/snapshot.ts` `captureScope`) is
- * counted again from the sizes already measured.
- */
-function tallyOf(history: HistoryEntry[]): Tally {
-  const tally = tallies.get(history);
-  if (tally && tally.length === history.length && tally.first === history[0] && tally.last === history.at(-1))
-    return tally;
-  let bytes = 0;
-  for (const entry of history) bytes += jsonBytes(entry);
-  const fresh = { bytes, length: history.length, first: history[0], last: history.at(-1) };
-  tallies.set(history, fresh);
-  return fresh;
-}
-
 /**
  * Drops the oldest entries past `historyLimit`, then past `historyBytes` of JSON; the newest
- * entry always stays. Live, on replay and on restore alike, so a restart rebuilds the same history.
+ * entry always stays (`../kernel/bounded-list.ts`).
  */
 export function boundHistory(env: Environment, bounds: HistoryBounds): void {
-  const history = env.history;
-  const tally = tallyOf(history);
-  let drop = Math.max(0, history.length - bounds.historyLimit);
-  for (let i = 0; i < drop; i++) tally.bytes -= jsonBytes(history[i]!);
-  while (tally.bytes > bounds.historyBytes && history.length - drop > 1)
-    tally.bytes -= jsonBytes(history[drop++]!);
-  if (drop > 0) history.splice(0, drop);
-  tally.length = history.length;
-  tally.first = history[0];
-  tally.last = history.at(-1);
+  boundList(env.history, bounds.historyLimit, bounds.historyBytes);
 }
 
 /** Appends an entry, measured once, then drops the oldest past the bounds (`boundHistory`). */
 export function recordHistory(env: Environment, entry: HistoryEntry, bounds: HistoryBounds): void {
-  const tally = tallyOf(env.history);
-  env.history.push(entry);
-  tally.bytes += jsonBytes(entry);
-  tally.length = env.history.length;
-  tally.first = env.history[0];
-  tally.last = entry;
+  pushCounted(env.history, entry);
   boundHistory(env, bounds);
 }
 

@@ -24,8 +24,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, sameJson } from '../../../src/core/canonical-json.js';
 import { actorOf, SYSTEM_ACTOR } from './actors.js';
+import { boundList, pushCounted, recount, tallyOf } from './bounded-list.js';
 import { nameOf } from './env-names.js';
-import { jsonBytes } from './json-bytes.js';
 import type { Actor, Environment, MemoryState, StoredAuditRecord } from './model.js';
 import type { KernelOp } from './ops.js';
 
@@ -125,49 +125,15 @@ export function pick(value: object, fields: readonly string[]): Fields {
   return out;
 }
 
-/** The running index of a list: its ids, and the bytes of its JSON, with what it was counted for. */
-interface Index {
-  ids: Set<string>;
-  bytes: number;
-  length: number;
-  first: StoredAuditRecord | undefined;
-  last: StoredAuditRecord | undefined;
-}
-
-const indexes = new WeakMap<StoredAuditRecord[], Index>();
-
-/**
- * The index of `list`. Records only join at the end and leave from the front, so an index whose
- * length, first and last records still match is right; any other (a list restored from a
- * snapshot, or put back after a failed commit) is counted again.
- */
-function indexOf(list: StoredAuditRecord[]): Index {
-  const index = indexes.get(list);
-  if (index && index.length === list.length && index.first === list[0] && index.last === list.at(-1))
-    return index;
-  const fresh: Index = { ids: new Set(), bytes: 0, length: list.length, first: list[0], last: list.at(-1) };
-  for (const record of list) {
-    fresh.ids.add(record.id);
-    fresh.bytes += jsonBytes(record);
-  }
-  indexes.set(list, fresh);
-  return fresh;
-}
+/** A record's id: a list holds each once (`appendAudit`). */
+const idOf = (record: StoredAuditRecord): string => record.id;
 
 /** The bounds of every audit list. */
 export type AuditBounds = Pick<MemoryState, 'auditLimit' | 'auditBytes'>;
 
 /** Drops the oldest records past `auditLimit`, then past `auditBytes` of JSON; the newest always stays. */
 export function boundAudit(list: StoredAuditRecord[], bounds: AuditBounds): void {
-  const index = indexOf(list);
-  let drop = Math.max(0, list.length - bounds.auditLimit);
-  for (let i = 0; i < drop; i++) index.bytes -= jsonBytes(list[i]!);
-  while (index.bytes > bounds.auditBytes && list.length - drop > 1) index.bytes -= jsonBytes(list[drop++]!);
-  for (let i = 0; i < drop; i++) index.ids.delete(list[i]!.id);
-  if (drop > 0) list.splice(0, drop);
-  index.length = list.length;
-  index.first = list[0];
-  index.last = list.at(-1);
+  boundList(list, bounds.auditLimit, bounds.auditBytes, idOf);
 }
 
 /** Appends the records whose ids `list` does not hold yet, then holds it to its bounds. */
@@ -176,16 +142,11 @@ export function appendAudit(
   records: readonly StoredAuditRecord[],
   bounds: AuditBounds,
 ): void {
-  const index = indexOf(list);
+  const { ids } = tallyOf(list, idOf);
   let added = false;
   for (const record of records) {
-    if (index.ids.has(record.id)) continue;
-    list.push(record);
-    index.ids.add(record.id);
-    index.bytes += jsonBytes(record);
-    index.length = list.length;
-    index.first = list[0];
-    index.last = record;
+    if (ids!.has(record.id)) continue;
+    pushCounted(list, record, idOf);
     added = true;
   }
   if (added) boundAudit(list, bounds);
@@ -230,14 +191,14 @@ export function dropDeletedAudit(db: MemoryState, scope: string, kept: ReadonlyS
   for (const record of list) if (record.env !== scope || kept.has(record)) list[j++] = record;
   if (j === list.length) return;
   list.length = j;
-  indexes.delete(list);
+  recount(list);
 }
 
 /** Puts `from`'s records into `list` (the same array: whatever holds it keeps seeing them). */
 export function refillAudit(list: StoredAuditRecord[], from: readonly StoredAuditRecord[]): void {
   list.length = 0;
   for (const record of from) list.push(record);
-  indexes.delete(list);
+  recount(list);
 }
 
 /** A generated key's id, as the key ring names it (`../admin/key-ring.ts`: `key_` and 16 hex of its SHA-256). */
