@@ -25,6 +25,8 @@ const ON_BOTH_STORES = [
   'test/integration/usage/usage-bounds.test.ts',
   'test/integration/usage/usage-client.test.ts',
   'test/integration/server/optimistic-concurrency.test.ts',
+  'test/integration/changes/change-requests.test.ts',
+  'test/integration/server/approvals-setting.test.ts',
 ];
 
 export default defineConfig({

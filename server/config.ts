@@ -60,7 +60,11 @@ export function parseConfig(raw: unknown): FlagwireConfig {
         if (seenKeys.has(k.key))
           throw new ConfigError(`${epath}.apiKeys[${ki}].key: this API key is used twice`);
         seenKeys.add(k.key);
-        return { key: k.key, access: k.access };
+        if (k.bypassApprovals === true && k.access !== 'full')
+          throw new ConfigError(
+            `${epath}.apiKeys[${ki}].bypassApprovals: only a key of "full" access writes, so only it may bypass approvals`,
+          );
+        return { key: k.key, access: k.access, ...(k.bypassApprovals === true && { bypassApprovals: true }) };
       });
       const flagKeys = new Set<string>();
       const flags = (e.flags ?? []).map((f, fi): ConfigFlag => {
@@ -74,7 +78,7 @@ export function parseConfig(raw: unknown): FlagwireConfig {
         if (typeof f.enabled === 'boolean') flag.enabled = f.enabled;
         return flag;
       });
-      return { key: e.key, apiKeys, flags };
+      return { key: e.key, apiKeys, flags, ...(e.approvals !== undefined && { approvals: e.approvals }) };
     });
     return { key: p.key, environments };
   });

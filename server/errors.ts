@@ -8,6 +8,7 @@ import { checkSchema, type MessageStyle } from '../src/core/schemas/check.js';
 export type ApiErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'APPROVAL_REQUIRED'
   | 'NOT_FOUND'
   | 'INVALID_JSON'
   | 'VALIDATION_ERROR'
@@ -64,6 +65,19 @@ export const clientKeyRefused = (what: string) =>
     'FORBIDDEN',
     `this API key is a client key: it can only evaluate flags through OFREP (/ofrep/v1), not ${what}; use a read-only key for an SDK that evaluates locally`,
   );
+/**
+ * 403 `APPROVAL_REQUIRED` (`docs/protocol.md` §2): a direct write of a flag or segment in
+ * environment `project/environment`, whose changes need `approvals` approvals.
+ */
+export function approvalRequired(project: string, environment: string, approvals: number): ApiError {
+  const name = `${project}/${environment}`;
+  const path = `/admin/api/environments/${encodeURIComponent(project)}/${encodeURIComponent(environment)}/change-requests`;
+  return new ApiError(
+    403,
+    'APPROVAL_REQUIRED',
+    `environment ${JSON.stringify(name)} requires ${approvals} approval${approvals === 1 ? '' : 's'} for changes to its flags and segments: propose the change as a change request (POST ${path}), or use an API key that bypasses approvals`,
+  );
+}
 export const flagNotFound = (key: string) =>
   new ApiError(404, 'NOT_FOUND', `flag ${JSON.stringify(key)} not found`);
 export const webhookNotFound = (id: string) =>

@@ -215,6 +215,13 @@ export interface StartServerOptions {
    */
   people?: Partial<PeopleSettings>;
   /**
+   * Change requests (`docs/protocol.md` §10.7): `now` is the clock scheduled changes are applied
+   * by (default `Date.now`); `pollMs` how long the scheduler waits at most before it looks again
+   * for requests other instances scheduled (default 10,000 ms; a request scheduled here wakes it
+   * at its time).
+   */
+  changeRequests?: ChangeRequestOptions;
+  /**
    * Single sign-on to the dashboard through an OpenID Connect provider (`docs/protocol.md`
    * §10.6): `GET /admin/oidc/login` sends the browser there (authorization code with PKCE,
    * `state` and `nonce`; scopes `openid email profile`), `GET /admin/oidc/callback` signs the
@@ -322,6 +329,7 @@ export interface ResolvedServerOptions {
   /** `undefined`: usage is off. */
   usage: Required<UsageServerOptions> | undefined;
   people: Partial<PeopleSettings>;
+  changeRequests: Required<ChangeRequestOptions>;
   /** `undefined`: no single sign-on. */
   oidc: ResolvedOidcOptions | undefined;
   logger: Logger;
@@ -360,6 +368,21 @@ function peopleOptions(options: Partial<PeopleSettings> | undefined): Partial<Pe
     out.now = options.now;
   }
   return out;
+}
+
+/** Change requests' settings (`StartServerOptions.changeRequests`). */
+export interface ChangeRequestOptions {
+  now?: () => number;
+  pollMs?: number;
+}
+
+function changeRequestOptions(options: ChangeRequestOptions | undefined): Required<ChangeRequestOptions> {
+  if (options?.now !== undefined && typeof options.now !== 'function')
+    throw new TypeError('startServer: "changeRequests.now" must be a function answering epoch milliseconds');
+  return {
+    now: options?.now ?? Date.now,
+    pollMs: Math.floor(positive('changeRequests.pollMs', options?.pollMs, 10_000)),
+  };
 }
 
 const ROLES: readonly Role[] = ['admin', 'editor', 'viewer'];
@@ -547,6 +570,7 @@ export function resolveServerOptions(options: StartServerOptions = {}): Resolved
     historyBytes: Math.floor(positive('historyBytes', options.historyBytes, 16 * 1024 * 1024)),
     usage: usageOptions(options.usage),
     people: peopleOptions(options.people),
+    changeRequests: changeRequestOptions(options.changeRequests),
     oidc: oidcOptions(options.oidc),
     logger: options.logger === false ? silent : (options.logger ?? toStderr),
   };

@@ -10,6 +10,7 @@ import type { Grant } from './state/admin/key-ring.js';
 import type { AdminOp } from './state/admin/ops.js';
 import type { Op } from './state/domains.js';
 import type { FlagService } from './state/flags/flag-service.js';
+import { CONFIG_ACTOR } from './state/kernel/actors.js';
 import { damagedNamed } from './state/kernel/damaged.js';
 import { findByName } from './state/kernel/env-names.js';
 import { ensureEnvironment, setEnvironmentSource } from './state/kernel/environments.js';
@@ -51,7 +52,7 @@ export async function openStorage(resolved: ResolvedServerOptions): Promise<Stor
 }
 
 export async function setUpEnvironments(
-  ledger: Ledger<KernelOp>,
+  ledger: Ledger<KernelOp | AdminOp>,
   db: MemoryState,
   options: ResolvedServerOptions,
 ): Promise<{ envs: Environment[]; grants: Array<{ digest: Buffer; grant: Grant }> }> {
@@ -74,6 +75,8 @@ export async function setUpEnvironments(
         const env = await ensureEnvironment(db, ledger, project.key, environment.key, false);
         // The config names it now (it was the dashboard's, or the default): it is authoritative.
         if (env.source !== 'config') await setEnvironmentSource(ledger, env, 'config');
+        // Approvals the config sets are its own, at every start (`docs/protocol.md` §10.3).
+        if (environment.approvals !== undefined) await configApprovals(ledger, env, environment.approvals);
         envs.push(env);
         grants.push(...grantsOf(env, environment.apiKeys ?? []));
       }
@@ -101,6 +104,23 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
         await service.seedFlag(env, { ...flag, enabled: flag.enabled ?? false });
     }
   }
+}
+
+/** Sets `env`'s approvals as the config file says, credited to it (nothing when they are so already). */
+async function configApprovals(ledger: Ledger<AdminOp>, env: Environment, approvals: number): Promise<void> {
+  await ledger.commit(env.id, () =>
+    (env.approvals ?? 0) === approvals
+      ? []
+      : [{ t: 'env-approvals', env: env.id, approvals, by: CONFIG_ACTOR, at: new Date().toISOString() }],
+  );
+}
+
+/** Whether the config file sets the approvals of `env` (then the admin API does not: `CONFIG_MANAGED`). */
+export function approvalsFromConfig(options: ResolvedServerOptions, env: Environment): boolean {
+  const named = options.config?.projects
+    .find((p) => p.key === env.project)
+    ?.environments.find((e) => e.key === env.environment);
+  return env.source === 'config' && named?.approvals !== undefined;
 }
 
 /** The secret of OFREP stream tokens: the stored one, else a new one, stored. */

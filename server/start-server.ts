@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import { checkPattern } from '../src/core/targeting/patterns.js';
 import { parseConfig } from './config.js';
 import { auditRoutes } from './dashboard/audit-routes.js';
+import { changeRequestRoutes } from './dashboard/change-routes.js';
 import { AdminEvents } from './dashboard/events.js';
 import { createDashboardHandler } from './dashboard/handler.js';
 import { OidcRelyingParty } from './dashboard/oidc.js';
@@ -33,11 +34,13 @@ import { listen, urlOf } from './listen.js';
 import { createOfrepHandler } from './ofrep/handler.js';
 import { OfrepStreams } from './ofrep/stream.js';
 import { resolveServerOptions, type StartServerOptions } from './options.js';
-import { openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
+import { approvalsFromConfig, openStorage, seedFlags, setUpEnvironments, streamSecret } from './set-up.js';
 import { AdminService } from './state/admin/admin-service.js';
 import { KeyRing } from './state/admin/key-ring.js';
 import { LifecycleService } from './state/admin/lifecycle-service.js';
 import { SessionService } from './state/admin/session-service.js';
+import { ChangeRequestService } from './state/changes/change-request-service.js';
+import { ChangeScheduler } from './state/changes/scheduler.js';
 import { CopyService } from './state/copy/copy-service.js';
 import { Applier, restoreState } from './state/domains.js';
 import { FlagService } from './state/flags/flag-service.js';
@@ -116,6 +119,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   const storage = await openStorage(resolved);
   let server: Server | undefined;
   let stopDispatcher: (() => Promise<void>) | undefined;
+  let stopScheduler: (() => Promise<void>) | undefined;
   let ofrepUsage: OfrepUsage | undefined;
   try {
     const db = restoreState(await storage.load(), resolved.historyLimit, resolved.historyBytes);
@@ -188,9 +192,28 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
 
     dispatcher.start();
     stopDispatcher = () => dispatcher.close();
+    const segments = new SegmentService(ledger, checkPattern);
+    // Change requests (§10.7), and the scheduler that applies them at their time.
+    const changes = new ChangeRequestService(
+      ledger,
+      { flags: service, segments },
+      resolved.changeRequests.now,
+    );
+    const scheduler = new ChangeScheduler(changes, {
+      environments: () => admin.environments,
+      now: resolved.changeRequests.now,
+      pollMs: resolved.changeRequests.pollMs,
+      onError: (error) =>
+        logger.error(
+          `a scheduled change request could not be applied yet: ${(error as Error)?.message ?? error}`,
+        ),
+    });
+    applier.onCommitted(scheduler.committed);
+    scheduler.start();
+    stopScheduler = () => scheduler.close();
     const envRoutes = [
       ...flagRoutes(service),
-      ...segmentRoutes(new SegmentService(ledger, checkPattern)),
+      ...segmentRoutes(segments),
       ...webhookRoutes(
         new WebhookService(ledger, publicOnly ? targetProblem : undefined),
         dispatcher,
@@ -245,9 +268,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
               ledger,
               hub,
               events: adminEvents,
-              lifecycle: new LifecycleService(db, ledger, admin),
+              lifecycle: new LifecycleService(db, ledger, admin, (env) => approvalsFromConfig(resolved, env)),
               copies: new CopyService(db, ledger, checkPattern),
             }),
+            ...changeRequestRoutes(admin, changes),
             ...peopleRoutes({ people, origins }),
             ...auditRoutes({ db, ledger }),
           ],
@@ -330,6 +354,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
     let closing: Promise<void> | undefined;
     const close = async (): Promise<void> => {
       const closed = new Promise<void>((resolve) => http.close(() => resolve()));
+      await scheduler.close();
       hub.close();
       adminEvents.close();
       ofrepStreams.close();
@@ -365,6 +390,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
   } catch (error) {
     server?.close();
     await ofrepUsage?.close().catch(() => {});
+    await stopScheduler?.().catch(() => {});
     await stopDispatcher?.().catch(() => {});
     await storage.close().catch(() => {});
     throw error;

@@ -79,6 +79,25 @@ export type {
 export type { FlagwireErrorCode, FlagwireErrorOptions } from './errors.js';
 export { FlagwireError, isFlagwireError } from './errors.js';
 export type {
+  Change,
+  ChangeAction,
+  ChangeConflict,
+  ChangeConflictError,
+  ChangeInput,
+  ChangeKind,
+  ChangePreview,
+  ChangeRequest,
+  ChangeRequestCalls,
+  ChangeRequestFilter,
+  ChangeRequestState,
+  CreateChangeRequestInput,
+  ProposalInput,
+  Review,
+  ReviewInput,
+  UpdateChangeRequestInput,
+} from './management/change-requests.js';
+export { isChangeConflict } from './management/change-requests.js';
+export type {
   CreateSegmentInput,
   DeliveryFilter,
   ManagementClient,
@@ -106,6 +125,9 @@ export type {
 export type { PreconditionFailedError, Versioned, WriteOptions } from './management/versions.js';
 export { isPreconditionFailed } from './management/versions.js';
 export type {
+  ChangeRequestAction,
+  ChangeRequestEvent,
+  ChangeRequestEventData,
   ConstructEventOptions,
   FlagDisabledEvent,
   FlagEnabledEvent,
@@ -114,6 +136,8 @@ export type {
   RawBody,
   SegmentUpdatedEvent,
   WebhookAction,
+  WebhookActor,
+  WebhookChangeRequest,
   WebhookDelivery,
   WebhookEvent,
   WebhookEventBase,

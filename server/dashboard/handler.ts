@@ -152,8 +152,10 @@ export function createDashboardHandler(deps: DashboardHandlerDeps): DashboardHan
     const project = projectMatch ? decodeSegment(projectMatch[1]!) : undefined;
 
     const scoped = ENV_SCOPE.exec(rest);
-    // The admin API's own: keys, history, and the list of flags with their versions (`./routes.ts`).
-    const own = /^(keys|history)(\/|$)/.test(scoped?.[3] ?? '') || (scoped?.[3] === 'flags' && !changes);
+    // The admin API's own: keys, history, change requests, and the list of flags with their versions (`./routes.ts`).
+    const own =
+      /^(keys|history|change-requests)(\/|$)/.test(scoped?.[3] ?? '') ||
+      (scoped?.[3] === 'flags' && !changes);
     if (scoped && !own) {
       const env = admin.environment(decodeSegment(scoped[1]!), decodeSegment(scoped[2]!));
       const match = matchRoute(envRoutes, `/api/v1/${scoped[3]}`);

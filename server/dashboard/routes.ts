@@ -73,6 +73,7 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
     streams: hub.countOf(env.id),
     flags: env.flags.size,
     revision: env.revision,
+    approvals: env.approvals ?? 0,
   });
   /** A project as the overview lists it, with its environments. */
   const projectView = (project: StoredProjectView): ProjectView => ({
@@ -179,8 +180,14 @@ export function adminRoutes(deps: AdminRouteDeps): Route<AdminGrant>[] {
           },
           handler: async ({ res, params, body, grant }) => {
             const env = envOf(params);
-            const { access, name } = validateNewApiKey(body);
-            const created: CreatedApiKey = await admin.createKey(env, access, name, grant.actor);
+            const { access, name, bypassApprovals } = validateNewApiKey(body);
+            const created: CreatedApiKey = await admin.createKey(
+              env,
+              access,
+              name,
+              grant.actor,
+              bypassApprovals,
+            );
             sendJson(res, 201, created);
           },
         },

@@ -5,17 +5,25 @@
 
 import { Type } from '@sinclair/typebox';
 import { HistoryLimit, KeyInput, NewApiKeyInput } from '../../src/core/schemas/admin.js';
-import { checked } from '../errors.js';
+import { checked, validationError } from '../errors.js';
 import type { Access } from '../state/kernel/model.js';
 
 /** `{key}` of a new project or environment: the flag key rules. */
 export const validateNewKey = (body: unknown): string => checked(KeyInput, body).key;
 
-/** `{access, name?}` of a new API key. */
-export function validateNewApiKey(body: unknown): { access: Access; name: string | null } {
-  const { access, name } = checked(NewApiKeyInput, body);
+/** `{access, name?, bypassApprovals?}` of a new API key: only a `full` key may bypass approvals. */
+export function validateNewApiKey(body: unknown): {
+  access: Access;
+  name: string | null;
+  bypassApprovals: boolean;
+} {
+  const { access, name, bypassApprovals } = checked(NewApiKeyInput, body);
+  if (bypassApprovals === true && access !== 'full')
+    throw validationError(
+      `"bypassApprovals" is for a key of "full" access only (a ${JSON.stringify(access)} key writes nothing)`,
+    );
   const trimmed = name?.trim() ?? '';
-  return { access, name: trimmed === '' ? null : trimmed };
+  return { access, name: trimmed === '' ? null : trimmed, bypassApprovals: bypassApprovals === true };
 }
 
 const HistoryQuery = Type.Object({ limit: HistoryLimit });

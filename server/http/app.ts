@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js';
 import type { Grant, KeyRing } from '../state/admin/key-ring.js';
 import { notRestored } from '../state/kernel/damaged.js';
 import { StorageRefusedError, StorageUnavailableError } from '../store/errors.js';
+import { refuseUnapprovedGrant } from './approvals.js';
 import { readJsonBody } from './body.js';
 import { sendEmpty, sendError } from './respond.js';
 import { type Authenticated, matchRoute, type Route, splitTarget } from './router.js';
@@ -28,7 +29,8 @@ function notFoundRoute(path: string): ApiError {
 }
 
 /**
- * Runs a matched route for an authenticated grant: method (405), access level (403), body
+ * Runs a matched route for an authenticated grant: method (405), access level (403, and
+ * `APPROVAL_REQUIRED` for a direct write where approvals are needed), body
  * (413/415/400), handler. Shared by `/api/v1` and the dashboard's admin API, which calls the
  * same flag and webhook routes (`docs/protocol.md` §10).
  */
@@ -55,6 +57,7 @@ export function invokeRoute<G extends Authenticated>(
   }
   if (grant.access === 'client') throw clientKeyRefused(spec.action);
   if (grant.access === 'read-only' && !spec.readOnly) throw forbidden(spec.action);
+  if (spec.approval) refuseUnapprovedGrant(grant);
   // Requests without a body stay synchronous: no promise on the hot path (GET /sdk/flags).
   if (!spec.body) return spec.handler({ req, res, grant, params, body: undefined, query });
   return readJsonBody(req, spec.maxBodyBytes).then((body) => {

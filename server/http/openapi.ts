@@ -11,6 +11,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorBody } from '../../src/core/schemas/common.js';
 import { FLAGWIRE_VERSION } from '../../src/core/version.js';
+import { APPROVAL_WORDS } from './approvals.js';
 import type { AnswerDoc } from './operation-doc.js';
 import type { Authenticated, MethodSpec, Route } from './router.js';
 
@@ -172,6 +173,10 @@ export function openApiDocument<G extends Authenticated>(
         ),
         ...doc?.answers,
       };
+      if (spec.approval) {
+        const refused = answers[403]?.description;
+        answers[403] = errorAnswer(refused ? `${refused} ${APPROVAL_WORDS}` : APPROVAL_WORDS);
+      }
       operation.responses = Object.fromEntries(
         Object.entries(answers).map(([status, answer]) => [
           status,

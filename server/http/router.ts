@@ -39,6 +39,11 @@ export interface MethodSpec<G extends Authenticated = Grant> {
    * `viewer` for a method a read-only key may call, `editor` for any other.
    */
   role?: 'viewer' | 'editor' | 'admin';
+  /**
+   * A direct write of flags or segments: refused `403 APPROVAL_REQUIRED` in an environment whose
+   * changes need approvals, unless the key bypasses them (`./approvals.ts`, `docs/protocol.md` §2).
+   */
+  approval?: boolean;
   /** What the OpenAPI document says of it (`./openapi.ts`). */
   doc?: OperationDoc;
 }

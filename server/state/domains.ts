@@ -8,6 +8,7 @@
 
 import type { LoadedState } from '../store/storage.js';
 import { type AdminOp, type AdminSnapshot, adminDomain } from './admin/ops.js';
+import { type ChangeOp, type ChangesSnapshot, changesDomain } from './changes/ops.js';
 import { type CopyOp, copyDomain } from './copy/ops.js';
 import { type FlagCommit, type FlagOp, type FlagsSnapshot, flagsDomain } from './flags/ops.js';
 import { Applier as KernelApplier } from './kernel/applier.js';
@@ -22,7 +23,7 @@ import { type UsageSnapshotPart, usageDomain } from './usage/state.js';
 import { type WebhookOp, type WebhooksSnapshot, webhooksDomain } from './webhooks/ops.js';
 
 /** Every op the store records: the kernel's and each domain's. */
-export type Op = KernelOp | FlagOp | SegmentOp | CopyOp | WebhookOp | AdminOp | UsageOp | PeopleOp;
+export type Op = KernelOp | FlagOp | SegmentOp | CopyOp | WebhookOp | AdminOp | UsageOp | PeopleOp | ChangeOp;
 
 /** The domains, in the order their parts of a snapshot are written. */
 export const DOMAINS = new Domains<Op, FlagCommit>([
@@ -33,6 +34,7 @@ export const DOMAINS = new Domains<Op, FlagCommit>([
   adminDomain,
   usageDomain,
   peopleDomain,
+  changesDomain,
 ]);
 
 /** Applies one op to the in-memory state; used both live and when replaying the log. */
@@ -53,7 +55,8 @@ export interface EnvSnapshot
     FlagsSnapshot,
     SegmentsSnapshot,
     WebhooksSnapshot,
-    UsageSnapshotPart {}
+    UsageSnapshotPart,
+    ChangesSnapshot {}
 
 /** What spans environments, as a snapshot holds it: the part of scope `''`. */
 export interface SharedSnapshot extends snapshots.KernelSharedSnapshot, AdminSnapshot, PeopleSnapshot {}

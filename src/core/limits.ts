@@ -14,9 +14,16 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export const API_KEY_PATTERN = /^fw_live_[A-Za-z0-9]{32}$/;
 /** The dashboard's admin token (`docs/protocol.md` §10.2): 16 to 256 printable characters, no spaces. */
 export const ADMIN_TOKEN_PATTERN = /^[\x21-\x7e]{16,256}$/;
+/** What a webhook may subscribe to (`docs/protocol.md` §8.1); `webhook.test` is sent on request only. */
 export const WEBHOOK_EVENT_KINDS = [
   'flag.enabled',
   'flag.disabled',
   'flag.updated',
   'segment.updated',
+  'change_request.created',
+  'change_request.approved',
+  'change_request.rejected',
+  'change_request.scheduled',
+  'change_request.applied',
+  'change_request.failed',
 ] as const;

@@ -17,6 +17,7 @@ import type {
   WebhookDeliveryRecord,
 } from '../core/types.js';
 import { FlagwireError } from '../errors.js';
+import { type ChangeRequestCalls, changeRequestCalls } from './change-requests.js';
 import { type CallOptions, call, type RequestSettings } from './request.js';
 import { type UsageCalls, usageCalls } from './usage.js';
 import { ifMatchHeader, type Versioned, versionOfEtag, type WriteOptions } from './versions.js';
@@ -74,9 +75,15 @@ export interface ManagementClient {
     get(key: string, options?: CallOptions): Promise<Flag>;
     /** The flag and its version, to pass as `ifVersion` to `update` or `delete` (§3.3). */
     read(key: string, options?: CallOptions): Promise<Versioned<Flag>>;
+    /** In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED` (see `changeRequests`). */
     create(body: CreateFlagInput, options?: CallOptions): Promise<Flag>;
-    /** With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the flag as it is) when it moved. */
+    /**
+     * With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the flag as it is) when it moved.
+     * In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED` unless the
+     * key bypasses them: propose the change instead (`changeRequests.proposeFlagUpdate`).
+     */
     update(key: string, patch: UpdateFlagInput, options?: WriteOptions): Promise<Flag>;
+    /** In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED` (see `changeRequests`). */
     delete(key: string, options?: WriteOptions): Promise<void>;
   };
   /** Segments (`docs/protocol.md` §12.3); deleting one a flag names rejects with `CONFLICT`. */
@@ -85,9 +92,15 @@ export interface ManagementClient {
     get(key: string, options?: CallOptions): Promise<SegmentRecord>;
     /** The segment and its version, to pass as `ifVersion` to `update` or `delete` (§3.3). */
     read(key: string, options?: CallOptions): Promise<Versioned<SegmentRecord>>;
+    /** In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED` (see `changeRequests`). */
     create(body: CreateSegmentInput, options?: CallOptions): Promise<SegmentRecord>;
-    /** With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the segment as it is) when it moved. */
+    /**
+     * With `ifVersion`, rejects with `PRECONDITION_FAILED` (and the segment as it is) when it
+     * moved. In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED`
+     * unless the key bypasses them: propose the change instead (`changeRequests.create`).
+     */
     update(key: string, patch: UpdateSegmentInput, options?: WriteOptions): Promise<SegmentRecord>;
+    /** In an environment whose changes need approvals, rejects with `APPROVAL_REQUIRED` (see `changeRequests`). */
     delete(key: string, options?: WriteOptions): Promise<void>;
   };
   webhooks: {
@@ -104,13 +117,20 @@ export interface ManagementClient {
   };
   /** Usage insights (`docs/protocol.md` §13.7): stale flags for CI, per-flag usage, marks, clients. */
   usage: UsageCalls;
+  /**
+   * Change requests (`docs/protocol.md` §10.7): propose, review, apply and schedule changes of
+   * flags and segments. The admin API's only: `baseUrl` an environment of it
+   * (`.../admin/api/environments/PROJECT/ENVIRONMENT`) and `apiKey` a personal access token.
+   */
+  changeRequests: ChangeRequestCalls;
 }
 
 const segment = (value: string) => encodeURIComponent(value);
 
 /**
  * Creates a management client. Every non-2xx rejects with a `FlagwireError` carrying `status`,
- * the service's `code` (`NOT_FOUND`, `CONFLICT`, `VALIDATION_ERROR`, ...) and `message`.
+ * the service's `code` (`NOT_FOUND`, `CONFLICT`, `VALIDATION_ERROR`, `APPROVAL_REQUIRED`, ...)
+ * and `message`.
  */
 export function createManagementClient(options: ManagementClientOptions): ManagementClient {
   const settings: RequestSettings = {
@@ -136,11 +156,12 @@ export function createManagementClient(options: ManagementClientOptions): Manage
       });
     return { value, version };
   };
+  const readFlag = (key: string, o?: CallOptions) => read<Flag>(`/flags/${segment(key)}`, o);
   return {
     flags: {
       list: (o) => get('/flags', o),
       get: (key, o) => get(`/flags/${segment(key)}`, o),
-      read: (key, o) => read(`/flags/${segment(key)}`, o),
+      read: readFlag,
       create: (body, o) => send('POST', '/flags', body, o),
       update: (key, patch, o) => send('PATCH', `/flags/${segment(key)}`, patch, o),
       delete: (key, o) => send('DELETE', `/flags/${segment(key)}`, undefined, o),
@@ -171,5 +192,6 @@ export function createManagementClient(options: ManagementClientOptions): Manage
       rotateSecret: (id, o) => send('POST', `/webhooks/${segment(id)}/rotate-secret`, undefined, o),
     },
     usage: usageCalls(settings),
+    changeRequests: changeRequestCalls(settings, readFlag),
   };
 }

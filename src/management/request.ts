@@ -8,8 +8,9 @@
  */
 
 import { startExchange } from '../core/deadline-exchange.js';
-import { answerError, errorForResponse } from '../core/http.js';
+import { answerError } from '../core/http.js';
 import { later } from '../core/timers.js';
+import type { ChangeConflict } from '../core/wire/changes.js';
 import { FlagwireError, parseRetryAfter } from '../errors.js';
 
 export interface RequestSettings {
@@ -55,17 +56,32 @@ export interface PreconditionFailedError extends FlagwireError {
   readonly current: unknown;
 }
 
-/** The error for a `412` answer, with the body's `current`. */
-export function preconditionFailed(
-  response: Response,
-  method: string,
-  url: string,
-  body: unknown,
-): PreconditionFailedError {
-  const error = answerError(response, method, url, body);
-  return Object.assign(error, {
-    current: (Object(body) as { current?: unknown }).current,
-  }) as PreconditionFailedError;
+/**
+ * A change request refused because flags or segments it changes moved since its changes were
+ * written (`409 CONFLICT`, `docs/protocol.md` §10.7): nothing was written. Rebase it (`rebase`)
+ * once what moved is read, and have it approved again.
+ */
+export interface ChangeConflictError extends FlagwireError {
+  readonly code: 'CONFLICT';
+  /** Each target that moved: the version its change expected and the one it is at now. */
+  readonly conflicts: ChangeConflict[];
+}
+
+/**
+ * The error for a non-2xx answer, with what its body carries besides `error` and `message`: a
+ * `412`'s `current`, a stale change's `conflicts` (`409`); and `403 APPROVAL_REQUIRED` keeps its
+ * code (any other `403` is `FORBIDDEN`).
+ */
+export function failureOf(response: Response, method: string, url: string, body: unknown): FlagwireError {
+  const { error: code, current, conflicts } = Object(body) as Record<string, unknown>;
+  return Object.assign(
+    answerError(response, method, url, body),
+    response.status === 412
+      ? { current }
+      : Array.isArray(conflicts)
+        ? { conflicts }
+        : code === 'APPROVAL_REQUIRED' && { code },
+  );
 }
 
 /** What a call sends and sees besides its body: extra request headers, the answer's headers. */
@@ -118,11 +134,10 @@ export async function call<T>(
         await pause(retryDelayMs(response.headers.get('retry-after'), attempt), options.signal);
         continue;
       }
-      if (response.status === 412) {
+      if (!response.ok) {
         const answer = await exchange.race(response.json().catch(() => undefined));
-        throw preconditionFailed(response, method, url, answer);
+        throw failureOf(response, method, url, answer);
       }
-      if (!response.ok) throw await exchange.race(errorForResponse(response, method, url));
       extras.onHeaders?.(response.headers);
       if (response.status === 204) return undefined as T;
       let json: unknown;

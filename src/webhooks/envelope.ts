@@ -10,6 +10,15 @@ const EVENT_TYPES: readonly string[] = /* @__PURE__ */ (WEBHOOK_EVENT_KINDS as r
   'webhook.test',
 );
 const FLAG_TYPES: readonly unknown[] = ['boolean', 'rollout'];
+const REQUEST_STATES: readonly unknown[] = [
+  'open',
+  'approved',
+  'scheduled',
+  'applied',
+  'rejected',
+  'withdrawn',
+  'failed',
+];
 
 const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
 const isInteger = (value: unknown, min: number): value is number =>
@@ -25,9 +34,9 @@ const isDescription = (value: unknown): value is string | null => value === null
 export function checkEnvelope(body: unknown): string | undefined {
   if (!isObject(body)) return 'the body must be a JSON object';
   if (!isString(body.id) || !body.id.startsWith('evt_')) return '"id" must be a string starting with "evt_"';
-  if (!EVENT_TYPES.includes(body.type as string)) {
-    return `"type" must be one of ${EVENT_TYPES.join(', ')}`;
-  }
+  // Not a string: not in the list either.
+  const type = body.type as string;
+  if (!EVENT_TYPES.includes(type)) return `"type" must be one of ${EVENT_TYPES.join(', ')}`;
   if (!isString(body.createdAt) || Number.isNaN(Date.parse(body.createdAt))) {
     return '"createdAt" must be an ISO 8601 date string';
   }
@@ -45,12 +54,31 @@ export function checkEnvelope(body: unknown): string | undefined {
 
   const data = body.data;
   if (!isObject(data)) return '"data" must be an object';
-  if (body.type === 'webhook.test') {
+  if (type.startsWith('change_request.')) {
+    // `data.action` is the type's last word (`change_request.approved`: `approved`).
+    const action = type.slice(15);
+    if (data.action !== action) return `"data.action" must be "${action}" on a ${type} event`;
+    const request = data.changeRequest;
+    if (!isObject(request)) return '"data.changeRequest" must be an object';
+    if (!isString(request.id) || !request.id.startsWith('cr_')) {
+      return '"data.changeRequest.id" must be a string starting with "cr_"';
+    }
+    if (!isString(request.title)) return '"data.changeRequest.title" must be a non-empty string';
+    if (!REQUEST_STATES.includes(request.state)) {
+      return `"data.changeRequest.state" must be one of ${REQUEST_STATES.join(', ')}`;
+    }
+    return isObject(data.actor) ? undefined : '"data.actor" must be an object';
+  }
+  if (type === 'webhook.test') {
     if (data.action !== 'test') return '"data.action" must be "test" on a webhook.test event';
   } else if (!ACTIONS.includes(data.action)) {
     return '"data.action" must be one of created, updated, deleted';
-  } else if (body.type !== 'flag.updated' && data.action !== 'updated') {
-    return `"data.action" must be "updated" on a ${body.type} event`;
+  } else if (type === 'segment.updated') {
+    const segment = data.segment;
+    if (!isObject(segment)) return '"data.segment" must be an object';
+    return isString(segment.key) ? undefined : '"data.segment.key" must be a non-empty string';
+  } else if (type !== 'flag.updated' && data.action !== 'updated') {
+    return `"data.action" must be "updated" on a ${type} event`;
   }
 
   const flag = data.flag;

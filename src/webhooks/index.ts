@@ -57,6 +57,9 @@ export function constructEvent(
 }
 
 export type {
+  ChangeRequestAction,
+  ChangeRequestEvent,
+  ChangeRequestEventData,
   ConstructEventOptions,
   FlagDisabledEvent,
   FlagEnabledEvent,
@@ -65,6 +68,8 @@ export type {
   RawBody,
   SegmentUpdatedEvent,
   WebhookAction,
+  WebhookActor,
+  WebhookChangeRequest,
   WebhookDelivery,
   WebhookEvent,
   WebhookEventBase,

@@ -4,6 +4,8 @@
  */
 import type { Prerequisite, Rule, Serve, Target } from '../core/targeting/types.js';
 import type { Flag, WebhookEventKind } from '../core/types.js';
+import type { Actor } from '../core/wire/admin.js';
+import type { Change, ChangeRequest } from '../core/wire/changes.js';
 
 /** HMAC-SHA256 of `message` keyed with `key`, as 64 lowercase hex digits. */
 export type HmacSha256Hex = (key: Uint8Array, message: Uint8Array) => string;
@@ -88,8 +90,8 @@ export interface WebhookEventData<A extends WebhookAction = WebhookAction> {
 /** Fields every event has. */
 export interface WebhookEventBase<
   T extends WebhookEventKind | 'webhook.test',
-  A extends WebhookAction,
-  D = WebhookEventData<A>,
+  A extends WebhookAction | ChangeRequestAction,
+  D = WebhookEventData<Extract<A, WebhookAction>>,
 > {
   /** `evt_...`, the same on every retry: deduplicate on it. */
   id: string;
@@ -119,10 +121,57 @@ export type SegmentUpdatedEvent = WebhookEventBase<
   { action: 'created' | 'updated' | 'deleted'; segment: WebhookSegment }
 >;
 
+/**
+ * Who did something (`docs/protocol.md` §10.6): a user, a personal token and its user, an API
+ * key, the admin token, or the system.
+ */
+export type WebhookActor = Actor;
+
+/** What happened to a change request: the last word of its event's `type`. */
+export type ChangeRequestAction = 'created' | 'approved' | 'rejected' | 'scheduled' | 'applied' | 'failed';
+
+/**
+ * A change request in a `change_request.*` event, as it was after what happened: as the admin
+ * API shows it (`docs/protocol.md` §10.7), its changes without their bodies, and without what is
+ * read against the environment at the time of a request (`approvals`, `conflicts`, `preview`).
+ */
+export type WebhookChangeRequest = Omit<ChangeRequest, 'changes' | 'approvals' | 'conflicts' | 'preview'> & {
+  changes: Omit<Change, 'body'>[];
+};
+
+/** `data` of a `change_request.*` event: what happened, to which request, who did it. */
+export interface ChangeRequestEventData<A extends ChangeRequestAction = ChangeRequestAction> {
+  action: A;
+  changeRequest: WebhookChangeRequest;
+  /**
+   * Who did it: the author (created), the reviewer (approved, rejected), who scheduled or applied
+   * it; the system (`type: 'system'`) when a scheduled request is applied, or fails, at its time.
+   */
+  actor: WebhookActor;
+  /** The review it was, on `approved` and `rejected`. */
+  review?: { decision: 'approve' | 'reject'; comment?: string };
+}
+
+/** One of a change request's events; `A` is the last word of its `type`. */
+type ChangeRequestEventOf<A extends ChangeRequestAction> = WebhookEventBase<
+  `change_request.${A}`,
+  A,
+  ChangeRequestEventData<A>
+>;
+
+/**
+ * Something happened to a change request (`docs/protocol.md` §8.1): it was created, approved,
+ * rejected, scheduled, applied, or (scheduled) failed at its time. Narrow it on `type` (or `data.action`).
+ */
+export type ChangeRequestEvent = {
+  [A in ChangeRequestAction]: ChangeRequestEventOf<A>;
+}[ChangeRequestAction];
+
 /** A verified webhook event; narrow it on `type`. */
 export type WebhookEvent =
   | FlagEnabledEvent
   | FlagDisabledEvent
   | FlagUpdatedEvent
   | SegmentUpdatedEvent
+  | ChangeRequestEvent
   | WebhookTestEvent;

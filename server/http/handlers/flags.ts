@@ -39,6 +39,7 @@ export function flagRoutes(service: FlagService): Route[] {
       },
       POST: {
         readOnly: false,
+        approval: true,
         body: true,
         action: 'create flags',
         doc: {
@@ -75,6 +76,7 @@ export function flagRoutes(service: FlagService): Route[] {
       },
       PATCH: {
         readOnly: false,
+        approval: true,
         body: true,
         action: 'update flags',
         doc: {
@@ -105,6 +107,7 @@ export function flagRoutes(service: FlagService): Route[] {
       },
       DELETE: {
         readOnly: false,
+        approval: true,
         body: false,
         action: 'delete flags',
         doc: {

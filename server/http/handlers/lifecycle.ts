@@ -10,6 +10,7 @@ import type { AdminService, ProjectView as StoredProjectView } from '../../state
 import type { LifecycleService } from '../../state/admin/lifecycle-service.js';
 import type { CopyService } from '../../state/copy/copy-service.js';
 import type { Actor, Environment } from '../../state/kernel/model.js';
+import { refuseUnapproved } from '../approvals.js';
 import { errorAnswer, ok } from '../openapi.js';
 import { sendEmpty, sendJson } from '../respond.js';
 import { type Authenticated, defineRoute, type Route } from '../router.js';
@@ -115,23 +116,22 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
           readOnly: false,
           role: 'admin',
           body: true,
-          action: 'rename environments',
+          action: 'change environments',
           doc: {
-            summary: 'Rename an environment (one the dashboard made); its keys keep working',
-            body: A.KeyInput,
+            summary:
+              'Rename an environment (one the dashboard made; its keys keep working), set the approvals its changes need, or both',
+            body: A.EnvPatchInput,
             answers: {
-              200: ok('The environment as renamed', A.EnvView),
+              200: ok('The environment as changed', A.EnvView),
               404: errorAnswer('`NOT_FOUND`: no such project or environment'),
-              409: errorAnswer(`\`CONFLICT\`: an environment of that key exists; ${MANAGED}`),
+              409: errorAnswer(
+                `\`CONFLICT\`: an environment of that key exists; ${MANAGED} (a rename), or sets its approvals`,
+              ),
             },
           },
           handler: async ({ res, params, body, grant }) => {
-            const env = await lifecycle.renameEnvironment(
-              params.project!,
-              params.env!,
-              newKey(body),
-              grant.actor,
-            );
+            const change = checked(A.EnvPatchInput, body);
+            const env = await lifecycle.updateEnvironment(params.project!, params.env!, change, grant.actor);
             sendJson(res, 200, envView(env));
           },
         },
@@ -184,6 +184,8 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
       {
         POST: {
           readOnly: false,
+          // The target is in the body: the handler checks it (`refuseUnapproved`).
+          approval: true,
           body: true,
           action: 'copy flags',
           doc: {
@@ -202,6 +204,8 @@ export function lifecycleRoutes<G extends ActingGrant>(deps: LifecycleRouteDeps)
           handler: async ({ res, body, grant }) => {
             const request = copyBody(admin, body, true);
             mayCopy(grant, request, true);
+            // A copy writes the target's flags directly: not where changes need approvals.
+            refuseUnapproved(request.target, false);
             const done: CopyPreview = await copies.apply(request, grant.actor);
             sendJson(res, 200, done);
           },

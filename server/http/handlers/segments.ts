@@ -39,6 +39,7 @@ export function segmentRoutes(segments: SegmentService): Route[] {
       },
       POST: {
         readOnly: false,
+        approval: true,
         body: true,
         maxBodyBytes: SEGMENT_BODY_BYTES,
         action: 'create segments',
@@ -74,6 +75,7 @@ export function segmentRoutes(segments: SegmentService): Route[] {
       },
       PATCH: {
         readOnly: false,
+        approval: true,
         body: true,
         maxBodyBytes: SEGMENT_BODY_BYTES,
         action: 'update segments',
@@ -92,6 +94,7 @@ export function segmentRoutes(segments: SegmentService): Route[] {
       },
       DELETE: {
         readOnly: false,
+        approval: true,
         body: false,
         action: 'delete segments',
         doc: {

@@ -170,15 +170,20 @@ export class AdminService {
         source: g.source,
         createdAt: g.createdAt,
         revocable: g.source !== 'config',
+        bypassApprovals: g.bypassApprovals === true,
       }));
   }
 
-  /** Creates a key; its value is in the answer and nowhere else (only its digest is stored). */
+  /**
+   * Creates a key; its value is in the answer and nowhere else (only its digest is stored).
+   * `bypassApprovals`: its writes skip the environment's approvals (a `full` key only: the route checks).
+   */
   async createKey(
     env: Environment,
     access: Access,
     name: string | null,
     actor: Actor = ADMIN_TOKEN_ACTOR,
+    bypassApprovals = false,
   ): Promise<KeyView & { key: string }> {
     const key = newApiKey();
     const digest = keyDigest(key);
@@ -189,6 +194,7 @@ export class AdminService {
       digest: digest.toString('hex'),
       hint: keyHint(key),
       createdAt: new Date().toISOString(),
+      ...(bypassApprovals && { bypassApprovals: true as const }),
     };
     // `committed` adds it to the key ring, as every other instance does.
     await this.#ledger.commit(env.id, () => [

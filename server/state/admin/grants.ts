@@ -15,15 +15,18 @@ export function storedGrant(env: Environment, stored: StoredApiKey): Grant {
     name: stored.name,
     createdAt: stored.createdAt,
     revoked: false,
+    bypassApprovals: stored.bypassApprovals === true,
   };
 }
 
 /** Every key an environment's grants come from, for the key ring at start-up. */
 export function grantsOf(
   env: Environment,
-  configKeys: ReadonlyArray<{ key: string; access: Access }>,
+  configKeys: ReadonlyArray<{ key: string; access: Access; bypassApprovals?: boolean }>,
 ): Array<{ digest: Buffer; grant: Grant }> {
-  const out = configKeys.map(({ key, access }) => grantOfKey(env, key, access, 'config'));
+  const out = configKeys.map(({ key, access, bypassApprovals }) =>
+    grantOfKey(env, key, access, 'config', bypassApprovals === true),
+  );
   for (const { key, access } of env.generatedKeys) out.push(grantOfKey(env, key, access, 'generated'));
   for (const stored of env.apiKeys)
     out.push({ digest: Buffer.from(stored.digest, 'hex'), grant: storedGrant(env, stored) });

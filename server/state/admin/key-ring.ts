@@ -28,6 +28,11 @@ export interface Grant {
   createdAt: string | null;
   /** Set when the key is revoked; a revoked grant opens nothing. */
   revoked: boolean;
+  /**
+   * Its writes skip the environment's approvals (`docs/protocol.md` §2; `../../http/approvals.ts`):
+   * a `full` key given `bypassApprovals`; absent or false, they do not.
+   */
+  bypassApprovals?: boolean;
 }
 
 const BEARER = /^bearer[ \t]+([^ \t]+)[ \t]*$/i;
@@ -47,6 +52,7 @@ export function grantOfKey(
   key: string,
   access: Access,
   source: KeySource,
+  bypassApprovals = false,
 ): { digest: Buffer; grant: Grant } {
   const digest = keyDigest(key);
   const grant: Grant = {
@@ -57,6 +63,7 @@ export function grantOfKey(
     actor: apiKeyActor(keyIdOf(digest), keyHint(key)),
     createdAt: null,
     revoked: false,
+    bypassApprovals,
   };
   return { digest, grant };
 }

@@ -11,6 +11,8 @@
  *   segments and history; nothing can be written to it afterwards.
  * - What the config file names, and the default environment of a server started without one,
  *   are the server's set-up, not the dashboard's: 409 `CONFIG_MANAGED`.
+ * - How many approvals an environment's changes need (`approvals`) is stored, not set-up: any
+ *   served environment takes it, the config's too, unless the config file sets it itself.
  */
 import { ApiError } from '../../errors.js';
 import { ADMIN_TOKEN_ACTOR } from '../kernel/actors.js';
@@ -37,15 +39,68 @@ function managed(what: string, source: Environment['source']): ApiError {
   );
 }
 
+/** What a `PATCH` of an environment changes: its key (a rename), its approvals, or both. */
+export interface EnvironmentChange {
+  key?: string | undefined;
+  approvals?: number | undefined;
+}
+
 export class LifecycleService {
   readonly #db: MemoryState;
   readonly #ledger: Ledger<KernelOp | AdminOp>;
   readonly #admin: AdminService;
+  /** Whether the config file sets the environment's approvals (then they are changed there). */
+  readonly #configApprovals: (env: Environment) => boolean;
 
-  constructor(db: MemoryState, ledger: Ledger<KernelOp | AdminOp>, admin: AdminService) {
+  constructor(
+    db: MemoryState,
+    ledger: Ledger<KernelOp | AdminOp>,
+    admin: AdminService,
+    configApprovals: (env: Environment) => boolean = () => false,
+  ) {
     this.#db = db;
     this.#ledger = ledger;
     this.#admin = admin;
+    this.#configApprovals = configApprovals;
+  }
+
+  /**
+   * Changes environment `project/key`: renames it (`change.key`), sets its approvals
+   * (`change.approvals`), or both. Every refusal comes before anything is written, but a rename
+   * lost to a racing one (409): then nothing is written either, as the rename goes first.
+   */
+  async updateEnvironment(
+    project: string,
+    key: string,
+    change: EnvironmentChange,
+    actor: Actor = ADMIN_TOKEN_ACTOR,
+  ): Promise<Environment> {
+    let env = this.#admin.environment(project, key);
+    if (change.key !== undefined) this.#changeable(project, key);
+    if (change.approvals !== undefined) this.#approvable(env);
+    if (change.key !== undefined) env = await this.renameEnvironment(project, key, change.key, actor);
+    if (change.approvals !== undefined) await this.setApprovals(env, change.approvals, actor);
+    return env;
+  }
+
+  /** Sets how many approvals a change of `env`'s flags and segments needs (0: none). */
+  async setApprovals(env: Environment, approvals: number, actor: Actor = ADMIN_TOKEN_ACTOR): Promise<void> {
+    this.#approvable(env);
+    await this.#ledger.commit(env.id, () => {
+      this.#stillThere(env);
+      if ((env.approvals ?? 0) === approvals) return [];
+      return [{ t: 'env-approvals', env: env.id, approvals, ...stamp(actor) }];
+    });
+  }
+
+  /** 409 `CONFIG_MANAGED` when the config file sets `env`'s approvals. */
+  #approvable(env: Environment): void {
+    if (this.#configApprovals(env))
+      throw new ApiError(
+        409,
+        'CONFIG_MANAGED',
+        `the approvals of environment ${quoted(`${env.project}/${env.environment}`)} are set by the config file: change them there`,
+      );
   }
 
   /** Renames environment `project/key` to `project/to`; answers it. */

@@ -7,7 +7,8 @@
  */
 import { type AuditFacts, pick, stampedRecord } from '../kernel/audit.js';
 import type { Domain, Piece } from '../kernel/domain.js';
-import type { Actor, MemoryState, StoredApiKey, StoredProject } from '../kernel/model.js';
+import { nameOf } from '../kernel/env-names.js';
+import type { Actor, Environment, MemoryState, StoredApiKey, StoredProject } from '../kernel/model.js';
 import { envOf } from '../kernel/ops.js';
 import { applySessionOp, nowSeconds, pruneEndedSessions, type SessionOp } from './sessions.js';
 
@@ -18,6 +19,8 @@ export type AdminOp =
   | { t: 'project-del'; key: string; by?: Actor; at?: string }
   | { t: 'key'; env: string; key: StoredApiKey; by?: Actor; at?: string }
   | { t: 'key-del'; env: string; id: string; by?: Actor; at?: string }
+  /** Environment `env`'s flag and segment changes need `approvals` approvals from now on (0: none). */
+  | { t: 'env-approvals'; env: string; approvals: number; by?: Actor; at?: string }
   | { t: 'admin'; token: string }
   | { t: 'stream-secret'; secret: string }
   | SessionOp;
@@ -33,8 +36,24 @@ export interface AdminSnapshot {
   sessionsEndedBefore?: number;
 }
 
+/** An environment's part of a snapshot: its approvals, when it needs any. */
+export interface AdminEnvSnapshot {
+  approvals?: number;
+}
+
 /** What an audit record shows of a key: never its digest. */
 const KEY_SHOWN = ['name', 'access', 'hint'] as const;
+
+const keyShown = (key: StoredApiKey) => ({
+  ...pick(key, KEY_SHOWN),
+  bypassApprovals: key.bypassApprovals === true,
+});
+
+/** `approvals` as memory holds it: absent for none. */
+function setApprovals(env: Environment, approvals: number | undefined): void {
+  if (approvals !== undefined && approvals > 0) env.approvals = approvals;
+  else delete env.approvals;
+}
 
 /** What an admin op changes, for its audit record (`../kernel/audit.ts`). */
 function adminAudit(db: MemoryState, op: AdminOp): AuditFacts | undefined {
@@ -58,7 +77,7 @@ function adminAudit(db: MemoryState, op: AdminOp): AuditFacts | undefined {
       return {
         action: 'apiKey.created',
         target: { kind: 'apiKey', key: op.key.id },
-        after: pick(op.key, KEY_SHOWN),
+        after: keyShown(op.key),
       };
     }
     case 'key-del': {
@@ -67,9 +86,20 @@ function adminAudit(db: MemoryState, op: AdminOp): AuditFacts | undefined {
         key && {
           action: 'apiKey.revoked',
           target: { kind: 'apiKey', key: op.id },
-          before: pick(key, KEY_SHOWN),
+          before: keyShown(key),
         }
       );
+    }
+    case 'env-approvals': {
+      const env = db.get(op.env);
+      const before = env?.approvals ?? 0;
+      if (!env || before === op.approvals) return undefined;
+      return {
+        action: 'environment.approvalsChanged',
+        target: { kind: 'environment', key: nameOf(env) },
+        before: { approvals: before },
+        after: { approvals: op.approvals },
+      };
     }
     default:
       return undefined;
@@ -77,7 +107,16 @@ function adminAudit(db: MemoryState, op: AdminOp): AuditFacts | undefined {
 }
 
 export const adminDomain: Domain<AdminOp> = {
-  kinds: ['project', 'project-del', 'key', 'key-del', 'admin', 'stream-secret', 'session-end'],
+  kinds: [
+    'project',
+    'project-del',
+    'key',
+    'key-del',
+    'env-approvals',
+    'admin',
+    'stream-secret',
+    'session-end',
+  ],
 
   apply(db, op) {
     switch (op.t) {
@@ -97,6 +136,9 @@ export const adminDomain: Domain<AdminOp> = {
         env.apiKeys = env.apiKeys.filter((k) => k.id !== op.id);
         return;
       }
+      case 'env-approvals':
+        setApprovals(envOf(db, op.env), op.approvals);
+        return;
       case 'admin':
         db.adminToken = op.token;
         return;
@@ -112,7 +154,14 @@ export const adminDomain: Domain<AdminOp> = {
   auditOf: (db, op) => stampedRecord(op, adminAudit(db, op)),
 
   capture(db, scope) {
-    if (scope !== '') return () => {};
+    if (scope !== '') {
+      // An environment's approvals (its keys are the kernel's).
+      const approvals = db.get(scope)?.approvals;
+      return () => {
+        const env = db.get(scope);
+        if (env) setApprovals(env, approvals);
+      };
+    }
     const projects = new Map(db.projects);
     const { adminToken, streamSecret } = db;
     const endedIds = new Map(db.endedSessions.ids);
@@ -126,6 +175,18 @@ export const adminDomain: Domain<AdminOp> = {
       for (const [id, until] of endedIds) db.endedSessions.ids.set(id, until);
       db.endedSessions.endedBefore = endedBefore;
     };
+  },
+
+  envPart: (env): AdminEnvSnapshot => (env.approvals ? { approvals: env.approvals } : {}),
+
+  checkEnvPart(piece) {
+    const { approvals } = piece;
+    if (approvals !== undefined && !(Number.isSafeInteger(approvals) && (approvals as number) >= 0))
+      throw new Error('its "approvals" is not a count');
+  },
+
+  envFromPart(env, piece: Piece) {
+    setApprovals(env, (piece as AdminEnvSnapshot).approvals);
   },
 
   sharedPart(db): AdminSnapshot {

@@ -77,6 +77,7 @@ export class ServedEnvironments {
       case 'project':
       case 'project-del':
       case 'env-name':
+      case 'env-approvals':
         this.#events.structure();
         return;
       default:

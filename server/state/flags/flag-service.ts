@@ -21,7 +21,7 @@ import { checkSize } from './size-check.js';
 import { applyTargeting, CHANGEABLE_FIELDS, dependentsOf, sameJson } from './targeting.js';
 
 /** The ops the flag service commits: a flag's, with its deliveries. */
-type FlagServiceOp = FlagOp | WebhookOp;
+export type FlagServiceOp = FlagOp | WebhookOp;
 
 export class FlagService {
   readonly #ledger: Ledger<FlagServiceOp>;
@@ -63,13 +63,19 @@ export class FlagService {
     input: CreateFlagInput,
     actor: Actor,
   ): Promise<Versioned<Flag>> {
-    const flag = await this.#write(env.id, () => {
-      if (env.flags.has(input.key)) {
-        throw new ApiError(409, 'CONFLICT', `flag ${JSON.stringify(input.key)} already exists`);
-      }
-      return this.#insertFlag(env, input, false, actor);
-    });
+    const flag = await this.#write(env.id, () => this.planCreate(env, input, actor));
     return versioned(flag);
+  }
+
+  /**
+   * What creating a flag commits, decided against `env` as it is (the environment, or a change
+   * request's view of it as its earlier changes leave it: `../changes/plan.ts`); throws to refuse.
+   */
+  planCreate(env: Environment, input: CreateFlagInput, actor: Actor): Plan<StoredFlag, FlagServiceOp> {
+    if (env.flags.has(input.key)) {
+      throw new ApiError(409, 'CONFLICT', `flag ${JSON.stringify(input.key)} already exists`);
+    }
+    return this.#insertFlag(env, input, false, actor);
   }
 
   /** Seeds a flag from the config: only where no flag of that key exists, and `enabled` is kept. */
@@ -128,27 +134,36 @@ export class FlagService {
     actor: Actor,
     expected?: Expected,
   ): Promise<Versioned<Flag>> {
-    const flag = await this.#write(env.id, () => {
-      const before = this.requireFlag(env, key);
-      requireVersion(expected, 'flag', key, before.version, () => toFlag(before));
-      const patch = typeof patchOrOf === 'function' ? patchOrOf(before.type) : patchOrOf;
-      const after: StoredFlag = { ...before };
-      if (patch.enabled !== undefined) after.enabled = patch.enabled;
-      if (patch.percentage !== undefined && before.type === 'rollout') after.percentage = patch.percentage;
-      if (patch.description !== undefined) after.description = patch.description;
-      applyTargeting(env, after, patch, this.#patterns);
-      // Unchanged, the patch commits nothing.
-      if (CHANGEABLE_FIELDS.every((field) => sameJson(after[field], before[field]))) {
-        // A change that changes nothing commits nothing and emits nothing.
-        return { ops: [], result: before };
-      }
-      const now = new Date().toISOString();
-      after.updatedAt = now;
-      checkSize(env, 'flag', after);
-      checkFlagGraph(env, after);
-      return { ...this.#flagPlan(env, before, after, now, actor), result: after };
-    });
+    const flag = await this.#write(env.id, () => this.planUpdate(env, key, patchOrOf, actor, expected));
     return versioned(flag);
+  }
+
+  /** What `updateFlagVersioned` commits, decided against `env` as it is (`planCreate`). */
+  planUpdate(
+    env: Environment,
+    key: string,
+    patchOrOf: UpdateFlagInput | ((type: AnyFlagType) => UpdateFlagInput),
+    actor: Actor,
+    expected?: Expected,
+  ): Plan<StoredFlag, FlagServiceOp> {
+    const before = this.requireFlag(env, key);
+    requireVersion(expected, 'flag', key, before.version, () => toFlag(before));
+    const patch = typeof patchOrOf === 'function' ? patchOrOf(before.type) : patchOrOf;
+    const after: StoredFlag = { ...before };
+    if (patch.enabled !== undefined) after.enabled = patch.enabled;
+    if (patch.percentage !== undefined && before.type === 'rollout') after.percentage = patch.percentage;
+    if (patch.description !== undefined) after.description = patch.description;
+    applyTargeting(env, after, patch, this.#patterns);
+    // Unchanged, the patch commits nothing.
+    if (CHANGEABLE_FIELDS.every((field) => sameJson(after[field], before[field]))) {
+      // A change that changes nothing commits nothing and emits nothing.
+      return { ops: [], result: before };
+    }
+    const now = new Date().toISOString();
+    after.updatedAt = now;
+    checkSize(env, 'flag', after);
+    checkFlagGraph(env, after);
+    return { ...this.#flagPlan(env, before, after, now, actor), result: after };
   }
 
   /**
@@ -156,18 +171,26 @@ export class FlagService {
    * versions it is not at.
    */
   async deleteFlag(env: Environment, key: string, actor: Actor, expected?: Expected): Promise<void> {
-    await this.#write(env.id, () => {
-      const flag = this.requireFlag(env, key);
-      requireVersion(expected, 'flag', key, flag.version, () => toFlag(flag));
-      const dependents = dependentsOf(env, key);
-      if (dependents.length > 0)
-        throw new ApiError(
-          409,
-          'CONFLICT',
-          `flag ${JSON.stringify(key)} is a prerequisite of ${dependents.map((k) => JSON.stringify(k)).join(', ')}: remove it there first`,
-        );
-      return { ...this.#flagPlan(env, flag, null, new Date().toISOString(), actor), result: undefined };
-    });
+    await this.#write(env.id, () => this.planDelete(env, key, actor, expected));
+  }
+
+  /** What `deleteFlag` commits, decided against `env` as it is (`planCreate`). */
+  planDelete(
+    env: Environment,
+    key: string,
+    actor: Actor,
+    expected?: Expected,
+  ): Plan<undefined, FlagServiceOp> {
+    const flag = this.requireFlag(env, key);
+    requireVersion(expected, 'flag', key, flag.version, () => toFlag(flag));
+    const dependents = dependentsOf(env, key);
+    if (dependents.length > 0)
+      throw new ApiError(
+        409,
+        'CONFLICT',
+        `flag ${JSON.stringify(key)} is a prerequisite of ${dependents.map((k) => JSON.stringify(k)).join(', ')}: remove it there first`,
+      );
+    return { ...this.#flagPlan(env, flag, null, new Date().toISOString(), actor), result: undefined };
   }
 
   /** The environment's flag changes, newest first (`docs/protocol.md` §10.3). */

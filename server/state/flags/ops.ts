@@ -11,6 +11,7 @@ import { auditRecord } from '../kernel/audit.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
 import type {
   Actor,
+  ChangeRequestRef,
   Environment,
   HistoryEntry,
   MemoryState,
@@ -22,8 +23,24 @@ import { envOf } from '../kernel/ops.js';
 import { boundHistory, historyEntry, recordHistory } from './history.js';
 
 export type FlagOp =
-  | { t: 'flag'; env: string; rev: number; flag: StoredFlag; by?: Actor; copiedFrom?: string }
-  | { t: 'flag-del'; env: string; rev: number; key: string; at?: string; by?: Actor };
+  | {
+      t: 'flag';
+      env: string;
+      rev: number;
+      flag: StoredFlag;
+      by?: Actor;
+      copiedFrom?: string;
+      changeRequest?: ChangeRequestRef;
+    }
+  | {
+      t: 'flag-del';
+      env: string;
+      rev: number;
+      key: string;
+      at?: string;
+      by?: Actor;
+      changeRequest?: ChangeRequestRef;
+    };
 
 /**
  * A committed flag change, built from its op (`flagCommitOf`; a segment's, `segmentCommitOf`):
@@ -62,6 +79,8 @@ interface Revisioned {
   at?: string;
   by?: Actor;
   copiedFrom?: string;
+  /** The change request it was applied from (`../changes/`). */
+  changeRequest?: ChangeRequestRef;
 }
 
 /** A history entry made for an op's audit record (`changeAudit`), for `applyChange` to record rather than make again. */
@@ -137,6 +156,7 @@ export function applyChange<T extends { updatedAt: string }>(
       const entry = entries.get(op) ?? entryOf(op.rev, at, before, after, actorOf(op.by));
       entries.delete(op);
       if (op.copiedFrom !== undefined) entry.copiedFrom = op.copiedFrom;
+      if (op.changeRequest !== undefined) entry.changeRequest = op.changeRequest;
       recordHistory(env, entry, db);
     }
     env.revision = op.rev;

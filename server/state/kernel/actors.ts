@@ -22,6 +22,22 @@ export const CONFIG_ACTOR: Actor = Object.freeze({
   name: 'config file',
 }) as Actor;
 
+/** The server applying a scheduled change request (`docs/protocol.md` §10.7). */
+export const SCHEDULER_ACTOR: Actor = Object.freeze({
+  type: 'system',
+  id: 'scheduler',
+  name: 'scheduled change',
+}) as Actor;
+
+/**
+ * The person behind an actor, to tell one person from another (an approver must not be the
+ * author, §10.7): a personal token acts as its user; any other actor is itself.
+ */
+export function personOf(actor: Actor): string {
+  if (actor.user) return actor.user.id;
+  return actor.type === 'user' ? actor.id : `${actor.type}:${actor.id}`;
+}
+
 /** The server itself: a change stamped with a time but no actor (`audit.ts`). */
 export const SYSTEM_ACTOR: Actor = Object.freeze({
   type: 'system',

@@ -21,5 +21,7 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 export const newEpoch = (): string => randomBase62(12);
 export const newEventId = (): string => `evt_${randomBase62(24)}`;
 export const newDeliveryId = (): string => `dlv_${randomBase62(24)}`;
+/** A change request's id (`docs/protocol.md` §10.7): `cr_` and 16 hex characters. */
+export const newChangeRequestId = (): string => `cr_${randomBytes(8).toString('hex')}`;
 /** A rule's id when the request gives none: stable from then on (`docs/protocol.md` §12.1). */
 export const newRuleId = (): string => `r_${randomBase62(10)}`;

@@ -8,6 +8,7 @@ import type {
   EnvSource,
   KeyAccess,
   Actor as WireActor,
+  ChangeRequestRef as WireChangeRequestRef,
   HistoryChange as WireHistoryChange,
   HistoryEntry as WireHistoryEntry,
 } from '../../../src/core/admin-wire.js';
@@ -21,6 +22,7 @@ import type {
 } from '../../../src/core/targeting/types.js';
 import type { AnyFlagType, WebhookEventKind } from '../../../src/core/types.js';
 import type { AuditRecord as WireAuditRecord } from '../../../src/core/wire/audit.js';
+import type { ChangeRequest as WireChangeRequest } from '../../../src/core/wire/changes.js';
 
 /**
  * Access level of an API key (`docs/protocol.md` §2): `full` writes, `read-only` reads
@@ -51,6 +53,8 @@ export interface StoredApiKey {
   /** `fw_live_…` + the key's last four characters. */
   hint: string;
   createdAt: string;
+  /** Its writes skip the environment's approvals (`docs/protocol.md` §2): a `full` key only; absent, they do not. */
+  bypassApprovals?: true;
 }
 
 /** Where a project or environment comes from: the config file, the default set-up, the dashboard. */
@@ -72,6 +76,9 @@ export type HistoryChange = WireHistoryChange;
 
 /** One committed flag or segment change as the history shows it (`docs/protocol.md` §10.3). */
 export type HistoryEntry = WireHistoryEntry;
+
+/** The change request a change was applied from, as its history entry names it. */
+export type ChangeRequestRef = WireChangeRequestRef;
 
 /** A flag as stored: the management fields plus bookkeeping; targeting only where set (§12). */
 export interface StoredFlag {
@@ -122,7 +129,17 @@ export type WebhookEventType =
   | 'flag.disabled'
   | 'flag.updated'
   | 'segment.updated'
+  | ChangeRequestEventType
   | 'webhook.test';
+
+/** The events of a change request's life (`docs/protocol.md` §10.7). */
+export type ChangeRequestEventType =
+  | 'change_request.created'
+  | 'change_request.approved'
+  | 'change_request.rejected'
+  | 'change_request.scheduled'
+  | 'change_request.applied'
+  | 'change_request.failed';
 
 /** The part of a webhook event that is the same on every attempt. */
 export type EventPayload =
@@ -133,7 +150,24 @@ export type EventPayload =
       /** Who made the change (`docs/protocol.md` §10.6); a test event has none. */
       actor?: Actor;
     }
-  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary; actor?: Actor };
+  | { action: 'created' | 'updated' | 'deleted'; segment: SegmentSummary; actor?: Actor }
+  | ChangeRequestEventData;
+
+/**
+ * A `change_request.*` event's data (`docs/protocol.md` §10.7): what happened (the type's last
+ * word), the request without its changes' bodies, who did it, and the review it was.
+ */
+export interface ChangeRequestEventData {
+  action: 'created' | 'approved' | 'rejected' | 'scheduled' | 'applied' | 'failed';
+  changeRequest: ChangeRequestSummary;
+  actor: Actor;
+  review?: { decision: 'approve' | 'reject'; comment?: string };
+}
+
+/** A change request in an event: its changes without their bodies. */
+export type ChangeRequestSummary = Omit<StoredChangeRequest, 'changes'> & {
+  changes: Array<Omit<StoredChangeRequest['changes'][number], 'body'>>;
+};
 
 /** A segment in a `segment.updated` event: its key, description and sizes, never its user keys. */
 export interface SegmentSummary {
@@ -217,6 +251,13 @@ export interface Environment {
   /** The audit records of the environment's changes, oldest first (`audit.ts`); absent until the first. */
   audit?: StoredAuditRecord[];
   /**
+   * How many people must approve a change of its flags and segments (`docs/protocol.md` §10.7):
+   * absent or 0, none (changes are written directly).
+   */
+  approvals?: number;
+  /** Its change requests, by id (`../changes/`); absent until the first. */
+  changeRequests?: Map<string, StoredChangeRequest>;
+  /**
    * Why this environment could not be restored at start-up (`damaged.ts`, `docs/protocol.md`
    * §7.3): set only on the stand-in that keeps its keys answering `503`; never in `MemoryState`.
    */
@@ -229,6 +270,12 @@ export interface Environment {
  * the shared list, a record of an environment deleted since names them, and `env` its id.
  */
 export type StoredAuditRecord = WireAuditRecord & { env?: string };
+
+/**
+ * A change request as an environment keeps it (`../changes/`, `docs/protocol.md` §10.7): the
+ * wire's, but what is read against the state now (`approvals`, `conflicts`, `preview`).
+ */
+export type StoredChangeRequest = Omit<WireChangeRequest, 'approvals' | 'conflicts' | 'preview'>;
 
 /** The keys of a renamed environment, for the environment of that id and epoch only. */
 export interface EnvName {

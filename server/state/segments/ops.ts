@@ -10,11 +10,27 @@ import { segmentHistoryEntry } from '../flags/history.js';
 import { applyChange, changeAudit, type FlagCommit } from '../flags/ops.js';
 import { actorOf } from '../kernel/actors.js';
 import { checkList, type Domain, type Piece, refill } from '../kernel/domain.js';
-import type { Actor, Environment, StoredSegment } from '../kernel/model.js';
+import type { Actor, ChangeRequestRef, Environment, StoredSegment } from '../kernel/model.js';
 
 export type SegmentOp =
-  | { t: 'segment'; env: string; rev: number; segment: StoredSegment; by?: Actor; copiedFrom?: string }
-  | { t: 'segment-del'; env: string; rev: number; key: string; at: string; by?: Actor };
+  | {
+      t: 'segment';
+      env: string;
+      rev: number;
+      segment: StoredSegment;
+      by?: Actor;
+      copiedFrom?: string;
+      changeRequest?: ChangeRequestRef;
+    }
+  | {
+      t: 'segment-del';
+      env: string;
+      rev: number;
+      key: string;
+      at: string;
+      by?: Actor;
+      changeRequest?: ChangeRequestRef;
+    };
 
 /** The change a segment op makes to `env`, whose segment was `before`: a commit of no flag. */
 export function segmentCommitOf(env: Environment, op: SegmentOp, before: StoredSegment | null): FlagCommit {

@@ -66,6 +66,12 @@ export const EnvView = Type.Object(
     streams: Type.Integer({ minimum: 0, description: 'Open SDK event streams now (§10.4).' }),
     flags: Type.Integer({ minimum: 0 }),
     revision: Type.Integer({ minimum: 0 }),
+    approvals: Type.Integer({
+      minimum: 0,
+      maximum: 10,
+      description:
+        'How many approvals a change of its flags and segments needs (`0`: none, written directly); `/api/v1` writes by a key without `bypassApprovals` are refused `403 APPROVAL_REQUIRED`.',
+    }),
   },
   {
     $id: 'EnvView',
@@ -100,6 +106,32 @@ export const KeyInput = Type.Object(
   },
 );
 
+/** The most approvals an environment may require. */
+export const MAX_APPROVALS = 10;
+
+export const EnvApprovals = Type.Integer({
+  $id: 'EnvApprovals',
+  minimum: 0,
+  maximum: MAX_APPROVALS,
+  description: `How many approvals a change of the environment's flags and segments needs: 0 (off) to ${MAX_APPROVALS}.`,
+  errorMessage: `must be an integer from 0 (off) to ${MAX_APPROVALS}`,
+});
+
+export const EnvPatchInput = Type.Object(
+  {
+    key: Type.Optional(Key('The new key (a rename).')),
+    approvals: Type.Optional(EnvApprovals),
+  },
+  {
+    $id: 'EnvPatchInput',
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      '`PATCH /admin/api/environments/:project/:env`: a rename (`key`, the flag key rules, §3.1; one the dashboard made), the approvals its changes need (`approvals`), or both.',
+    errorMessage: { minProperties: 'must name "key", "approvals" or both' },
+  },
+);
+
 export const KeyAccess = Type.Union(
   [Type.Literal('full'), Type.Literal('read-only'), Type.Literal('client')],
   {
@@ -128,6 +160,10 @@ export const ApiKeyView = Type.Object(
     source: KeySource,
     createdAt: Nullable(Timestamp),
     revocable: Type.Boolean(),
+    bypassApprovals: Type.Boolean({
+      description:
+        "Whether its writes skip the environment's approvals (a `full` key only): what automation that cannot wait for a review uses.",
+    }),
   },
   { $id: 'ApiKeyView', description: 'An API key as the keys list shows it (never its value).' },
 );
@@ -141,11 +177,19 @@ export const NewApiKeyInput = Type.Object(
         errorMessage: 'must be a string of at most 100 characters, or null',
       }),
     ),
+    bypassApprovals: Type.Optional(
+      Type.Boolean({
+        description:
+          "Its writes skip the environment's approvals (default `false`); a `full` key only (`400` on another access).",
+        errorMessage: 'must be true or false',
+      }),
+    ),
   },
   {
     $id: 'NewApiKeyInput',
     additionalProperties: false,
-    description: "`POST .../keys`: a new key's access and name (at most 100 characters).",
+    description:
+      "`POST .../keys`: a new key's access, name (at most 100 characters) and whether it bypasses approvals.",
   },
 );
 
@@ -222,6 +266,18 @@ export const HistoryChange = Type.Union(
   },
 );
 
+export const ChangeRequestRef = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    approvedBy: Type.Array(Actor, { description: 'The people who approved it (the `actor` is its author).' }),
+  },
+  {
+    $id: 'ChangeRequestRef',
+    description: 'The change request a change was applied from (`docs/protocol.md` §10.7).',
+  },
+);
+
 export const HistoryEntry = Type.Object(
   {
     revision: Type.Integer({ minimum: 0 }),
@@ -240,6 +296,7 @@ export const HistoryEntry = Type.Object(
       Type.String({ description: 'The change came from copying flags: from `PROJECT/ENVIRONMENT`.' }),
     ),
     copiedTo: Type.Optional(Type.String({ description: 'The flag was copied to `PROJECT/ENVIRONMENT`.' })),
+    changeRequest: Type.Optional(ChangeRequestRef),
   },
   {
     $id: 'HistoryEntry',

@@ -11,7 +11,7 @@ export const AuditTarget = Type.Object(
   {
     kind: Type.String({
       description:
-        '`flag`, `segment`, `project`, `environment`, `apiKey`, `webhook`, `user`, `token` or `session`.',
+        '`flag`, `segment`, `project`, `environment`, `apiKey`, `webhook`, `user`, `token`, `session` or `changeRequest`.',
     }),
     key: Type.String({
       description:
@@ -37,7 +37,7 @@ export const AuditRecord = Type.Object(
     ),
     action: Type.String({
       description:
-        'What was done: `flag.created`, `flag.updated`, `flag.deleted`, `flag.copied`, `flag.marked`, `segment.created`, `segment.updated`, `segment.deleted`, `project.created`, `project.deleted`, `environment.created`, `environment.renamed`, `environment.deleted`, `apiKey.created`, `apiKey.revoked`, `webhook.created`, `webhook.updated`, `webhook.secretRotated`, `webhook.deleted`, `user.invited`, `user.created`, `user.reinvited`, `user.updated`, `user.removed`, `user.linked`, `invitation.accepted`, `password.changed`, `token.created`, `token.revoked`, `session.revoked`.',
+        'What was done: `flag.created`, `flag.updated`, `flag.deleted`, `flag.copied`, `flag.marked`, `segment.created`, `segment.updated`, `segment.deleted`, `project.created`, `project.deleted`, `environment.created`, `environment.renamed`, `environment.deleted` `environment.approvalsChanged`, `apiKey.created`, `apiKey.revoked`, `webhook.created`, `webhook.updated`, `webhook.secretRotated`, `webhook.deleted`, `user.invited`, `user.created`, `user.reinvited`, `user.updated`, `user.removed`, `user.linked`, `invitation.accepted`, `password.changed`, `token.created`, `token.revoked`, `session.revoked`, `changeRequest.created`, `changeRequest.updated`, `changeRequest.rebased`, `changeRequest.approved`, `changeRequest.rejected`, `changeRequest.scheduled`, `changeRequest.applied`, `changeRequest.failed`, `changeRequest.withdrawn`.',
     }),
     target: Type.Optional(AuditTarget),
     before: Type.Optional(

@@ -310,8 +310,11 @@ function messageOf(
   const keyword = KEYWORD[type];
   const own = typeof custom === 'string' ? custom : keyword && custom?.[keyword];
   const [at, generic] = problemOf(error);
-  const reason =
-    own && type !== E.ObjectAdditionalProperties
+  // A field left out that a union or an enum names (`op`): missing, whatever its own message says.
+  const missing = error.value === undefined && error.path !== '' && type !== E.ObjectAdditionalProperties;
+  const reason = missing
+    ? 'is required'
+    : own && type !== E.ObjectAdditionalProperties
       ? own
           .replaceAll('{value}', () => quoted(error.value))
           .replaceAll('{count}', () => String(countOf(error.value)))

@@ -27,6 +27,13 @@ export const ConfigApiKey = Type.Object(
       errorMessage: 'must be "full", "read-only" or "client"',
       description: 'What the key opens (`docs/protocol.md` §2).',
     }),
+    bypassApprovals: Type.Optional(
+      Type.Boolean({
+        errorMessage: 'must be true or false',
+        description:
+          "Its writes skip the environment's approvals (`docs/protocol.md` §2); a `full` key only. Default false.",
+      }),
+    ),
   },
   { $id: 'ConfigApiKey', additionalProperties: false, description: 'An API key of an environment.' },
 );
@@ -35,6 +42,15 @@ export const ConfigEnvironment = Type.Object(
   {
     key: Name,
     apiKeys: Type.Optional(Type.Array(ConfigApiKey)),
+    approvals: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 10,
+        errorMessage: 'must be an integer from 0 (off) to 10',
+        description:
+          'How many approvals a change of its flags and segments needs (`docs/protocol.md` §10.3), set at every start; left out, the admin API sets it.',
+      }),
+    ),
     flags: Type.Optional(
       Type.Array(Type.Record(Type.String(), Type.Unknown()), {
         description:

@@ -50,6 +50,16 @@ export interface ApiKeyView {
   source: KeySource;
   createdAt: string | null;
   revocable: boolean;
+  /** Whether its writes skip the environment's approvals (a `full` key only): what automation that cannot wait for a review uses. */
+  bypassApprovals: boolean;
+}
+
+/** The change request a change was applied from (`docs/protocol.md` §10.7). */
+export interface ChangeRequestRef {
+  id: string;
+  title: string;
+  /** The people who approved it (the `actor` is its author). */
+  approvedBy: Actor[];
 }
 
 /** An environment of a copy, at its revision (after the copy, for `to` of its answer). */
@@ -106,8 +116,21 @@ export interface CreatedApiKey {
   source: KeySource;
   createdAt: string | null;
   revocable: boolean;
+  /** Whether its writes skip the environment's approvals (a `full` key only): what automation that cannot wait for a review uses. */
+  bypassApprovals: boolean;
   /** The key, shown this once. */
   key: string;
+}
+
+/** How many approvals a change of the environment's flags and segments needs: 0 (off) to 10. */
+export type EnvApprovals = number;
+
+/** `PATCH /admin/api/environments/:project/:env`: a rename (`key`, the flag key rules, §3.1; one the dashboard made), the approvals its changes need (`approvals`), or both. */
+export interface EnvPatchInput {
+  /** The new key (a rename). */
+  key?: string;
+  /** How many approvals a change of the environment's flags and segments needs: 0 (off) to 10. */
+  approvals?: EnvApprovals;
 }
 
 /** Where a project or environment comes from: the config file, the default set-up, the dashboard. */
@@ -124,6 +147,8 @@ export interface EnvView {
   streams: number;
   flags: number;
   revision: number;
+  /** How many approvals a change of its flags and segments needs (`0`: none, written directly); `/api/v1` writes by a key without `bypassApprovals` are refused `403 APPROVAL_REQUIRED`. */
+  approvals: number;
 }
 
 /** The answer: the saved flag's, and the draft's when one was sent. */
@@ -200,6 +225,8 @@ export interface HistoryEntry {
   copiedFrom?: string;
   /** The flag was copied to `PROJECT/ENVIRONMENT`. */
   copiedTo?: string;
+  /** The change request a change was applied from (`docs/protocol.md` §10.7). */
+  changeRequest?: ChangeRequestRef;
 }
 
 /** How many entries `GET .../history` answers at most (`?limit=`). */
@@ -217,12 +244,14 @@ export interface KeyInput {
 /** Where a key comes from: the config file (not revocable here), the default project's printed keys, the dashboard. */
 export type KeySource = 'config' | 'generated' | 'dashboard';
 
-/** `POST .../keys`: a new key's access and name (at most 100 characters). */
+/** `POST .../keys`: a new key's access, name (at most 100 characters) and whether it bypasses approvals. */
 export interface NewApiKeyInput {
   /** What a key opens (§2): `full` writes, `read-only` reads, `client` only evaluates through OFREP. */
   access: KeyAccess;
   /** Its name, trimmed; empty or `null`: none. */
   name?: string | null;
+  /** Its writes skip the environment's approvals (default `false`); a `full` key only (`400` on another access). */
+  bypassApprovals?: boolean;
 }
 
 /** `GET /admin/api/overview`. */

@@ -32,7 +32,7 @@ export interface AuditRecord {
   project?: string;
   /** The environment's key, when the change is an environment's. */
   environment?: string;
-  /** What was done: `flag.created`, `flag.updated`, `flag.deleted`, `flag.copied`, `flag.marked`, `segment.created`, `segment.updated`, `segment.deleted`, `project.created`, `project.deleted`, `environment.created`, `environment.renamed`, `environment.deleted`, `apiKey.created`, `apiKey.revoked`, `webhook.created`, `webhook.updated`, `webhook.secretRotated`, `webhook.deleted`, `user.invited`, `user.created`, `user.reinvited`, `user.updated`, `user.removed`, `user.linked`, `invitation.accepted`, `password.changed`, `token.created`, `token.revoked`, `session.revoked`. */
+  /** What was done: `flag.created`, `flag.updated`, `flag.deleted`, `flag.copied`, `flag.marked`, `segment.created`, `segment.updated`, `segment.deleted`, `project.created`, `project.deleted`, `environment.created`, `environment.renamed`, `environment.deleted` `environment.approvalsChanged`, `apiKey.created`, `apiKey.revoked`, `webhook.created`, `webhook.updated`, `webhook.secretRotated`, `webhook.deleted`, `user.invited`, `user.created`, `user.reinvited`, `user.updated`, `user.removed`, `user.linked`, `invitation.accepted`, `password.changed`, `token.created`, `token.revoked`, `session.revoked`, `changeRequest.created`, `changeRequest.updated`, `changeRequest.rebased`, `changeRequest.approved`, `changeRequest.rejected`, `changeRequest.scheduled`, `changeRequest.applied`, `changeRequest.failed`, `changeRequest.withdrawn`. */
   action: string;
   /** What an audit record changed. */
   target?: AuditTarget;
@@ -44,7 +44,7 @@ export interface AuditRecord {
 
 /** What an audit record changed. */
 export interface AuditTarget {
-  /** `flag`, `segment`, `project`, `environment`, `apiKey`, `webhook`, `user`, `token` or `session`. */
+  /** `flag`, `segment`, `project`, `environment`, `apiKey`, `webhook`, `user`, `token`, `session` or `changeRequest`. */
   kind: string;
   /** The target's key or id: a flag's or segment's key, `PROJECT/ENVIRONMENT`, an API key's, webhook's, user's or token's id. */
   key: string;

@@ -9,12 +9,16 @@ export interface ConfigApiKey {
   key: string;
   /** What the key opens (`docs/protocol.md` §2). */
   access: 'full' | 'read-only' | 'client';
+  /** Its writes skip the environment's approvals (`docs/protocol.md` §2); a `full` key only. Default false. */
+  bypassApprovals?: boolean;
 }
 
 /** An environment of a project. */
 export interface ConfigEnvironment {
   key: string;
   apiKeys?: ConfigApiKey[];
+  /** How many approvals a change of its flags and segments needs (`docs/protocol.md` §10.3), set at every start; left out, the admin API sets it. */
+  approvals?: number;
   /** Seed flags: `POST /flags` bodies (targeting included), plus `enabled` (default false); created when missing. */
   flags?: Record<string, unknown>[];
 }

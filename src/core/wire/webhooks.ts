@@ -93,4 +93,14 @@ export interface WebhookDeliveryRecord {
 }
 
 /** The webhook event kinds a webhook can subscribe to. */
-export type WebhookEventKind = 'flag.enabled' | 'flag.disabled' | 'flag.updated' | 'segment.updated';
+export type WebhookEventKind =
+  | 'flag.enabled'
+  | 'flag.disabled'
+  | 'flag.updated'
+  | 'segment.updated'
+  | 'change_request.created'
+  | 'change_request.approved'
+  | 'change_request.rejected'
+  | 'change_request.scheduled'
+  | 'change_request.applied'
+  | 'change_request.failed';

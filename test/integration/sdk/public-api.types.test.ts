@@ -7,6 +7,7 @@ import { describe, expectTypeOf, it } from 'vitest';
 import type { FlagwireServer } from '../../../server/index.js';
 import { startServer } from '../../../server/index.js';
 import {
+  type ChangeRequestEvent,
   type ClientStatus,
   constructEvent,
   createClient,
@@ -19,6 +20,8 @@ import {
   type FlagwireError,
   isFlagwireError,
   verifySignature,
+  type WebhookActor,
+  type WebhookChangeRequest,
   type WebhookEvent,
 } from '../../../src/index.js';
 import type { FlagwireProvider } from '../../../src/openfeature/index.js';
@@ -57,6 +60,12 @@ describe('public API types', () => {
       if (event.type === 'flag.enabled') expectTypeOf(event.data.action).toEqualTypeOf<'updated'>();
       if (event.type === 'flag.updated') {
         expectTypeOf(event.data.action).toEqualTypeOf<'created' | 'updated' | 'deleted'>();
+      }
+      if (event.type === 'change_request.approved') {
+        expectTypeOf(event.data.action).toEqualTypeOf<'approved'>();
+        expectTypeOf(event.data.changeRequest).toEqualTypeOf<WebhookChangeRequest>();
+        expectTypeOf(event.data.actor).toEqualTypeOf<WebhookActor>();
+        expectTypeOf(event).toExtend<ChangeRequestEvent>();
       }
     };
     expectTypeOf(narrow).toBeFunction();

@@ -12,6 +12,7 @@ import { routesOf } from '../../../server/start-server.js';
 import { adminCaller } from '../../helpers/admin.js';
 import { type AdminWalkServer, adminRecipes, scopedRecipes } from '../../helpers/openapi-recipes/admin.js';
 import { auditRecipes } from '../../helpers/openapi-recipes/audit.js';
+import { changeRecipes } from '../../helpers/openapi-recipes/changes.js';
 import { flagsRecipes } from '../../helpers/openapi-recipes/flags.js';
 import { withPeople } from '../../helpers/openapi-recipes/people.js';
 import { segmentsRecipes } from '../../helpers/openapi-recipes/segments.js';
@@ -85,6 +86,7 @@ describe('the admin API document', () => {
         ...adminRecipes(server),
         ...auditRecipes,
         ...ssoRecipes,
+        ...changeRecipes(server),
         ...scopedRecipes({ ...flagsRecipes, ...segmentsRecipes, ...usageRecipes, ...webhookRecipes }, server),
       },
       doc,
@@ -107,5 +109,5 @@ describe('the admin API document', () => {
     console.log(
       `admin openapi walk: ${walked.reached.size} operations, ${walked.requests} requests, ${statuses} documented statuses reached`,
     );
-  });
+  }, 60_000);
 });

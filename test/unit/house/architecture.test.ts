@@ -43,6 +43,7 @@ const STATE_DOMAINS: Record<string, string[]> = {
   flags: ['webhooks'],
   segments: ['flags', 'webhooks'],
   copy: ['flags', 'segments', 'webhooks'],
+  changes: ['flags', 'segments', 'webhooks'],
   webhooks: [],
   admin: [],
   usage: [],
