@@ -9,6 +9,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 /** `env` is `project/environment`, or `*` after a reconnect. */
 interface Listener {
   change?: (env: string) => void;
+  /** A change request of `env` moved. */
+  requests?: (env: string) => void;
   structure?: () => void;
 }
 
@@ -41,6 +43,7 @@ function parse(data: string): unknown {
 function emitAll(): void {
   for (const l of listeners) {
     l.change?.('*');
+    l.requests?.('*');
     l.structure?.();
   }
 }
@@ -55,11 +58,12 @@ export function openEvents(onClosed: () => void): () => void {
     setConnection('open');
     if (again) emitAll();
   });
-  source.addEventListener('change', (event) => {
-    const data = parse((event as MessageEvent<string>).data) as { env?: unknown } | undefined;
-    if (typeof data?.env !== 'string') return;
-    for (const l of listeners) l.change?.(data.env);
-  });
+  for (const kind of ['change', 'changeRequest'] as const)
+    source.addEventListener(kind, (event) => {
+      const data = parse((event as MessageEvent<string>).data) as { env?: unknown } | undefined;
+      if (typeof data?.env !== 'string') return;
+      for (const l of listeners) (kind === 'change' ? l.change : l.requests)?.(data.env);
+    });
   source.addEventListener('structure', () => {
     for (const l of listeners) l.structure?.();
   });
@@ -76,17 +80,19 @@ export function openEvents(onClosed: () => void): () => void {
   return () => source.close();
 }
 
-/** Runs `reload` whenever a flag of `envId` (`project/environment`; `null`: any) changes. */
-export function useEnvChanges(envId: string | null, reload: () => void): void {
+/**
+ * Runs `reload` whenever a flag of `envId` (`project/environment`; `null`: any) changes; with
+ * `requests`, whenever one of its change requests moves too.
+ */
+export function useEnvChanges(envId: string | null, reload: () => void, requests = false): void {
   const ref = useRef(reload);
   ref.current = reload;
   useEffect(() => {
-    const listener: Listener = {
-      change: (env) => (envId === null || env === envId || env === '*') && ref.current(),
-    };
+    const change = (env: string) => (envId === null || env === envId || env === '*') && ref.current();
+    const listener: Listener = requests ? { change, requests: change } : { change };
     listeners.add(listener);
     return () => void listeners.delete(listener);
-  }, [envId]);
+  }, [envId, requests]);
 }
 
 /** Runs `reload` when projects, environments or API keys change. */

@@ -44,3 +44,22 @@ export function sourceText(source: EnvSource | 'generated'): string {
 export function number(n: number): string {
   return n.toLocaleString();
 }
+
+const WHEN = {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+} as const;
+
+/** A time in the viewer's zone and in UTC: `Fri, 4 Dec 2026, 10:00 (09:00 UTC)`, the date again when UTC's differs. */
+export function zoned(iso: string | undefined): string {
+  if (!iso) return '—';
+  const [here, utc] = [undefined, 'UTC'].map((timeZone) =>
+    new Date(iso).toLocaleString('en-GB', { ...WHEN, timeZone }).split(/, (?=\d+:)/),
+  ) as [string[], string[]];
+  return `${here.join(', ')} (${here[0] === utc[0] ? utc[1] : utc.join(', ')} UTC)`;
+}

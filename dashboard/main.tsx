@@ -19,6 +19,7 @@ import { can, SessionContext } from './roles.js';
 import { envHref, type Route, useRoute } from './route.js';
 import { AcceptInvitation } from './screens/accept-invite.js';
 import { AuditScreen } from './screens/audit.js';
+import { ChangeRequestPage, ChangesScreen } from './screens/changes.js';
 import { ConnectScreen } from './screens/connect.js';
 import { FlagPage } from './screens/flag-page/flag-page.js';
 import { NewFlagPage } from './screens/flag-page/new-flag-page.js';
@@ -258,6 +259,10 @@ function Screen({ route, session }: { route: Route; session: SessionAnswer }) {
       return <UsageScreen key={key} project={project} env={env} />;
     case 'history':
       return <HistoryScreen key={key} project={project} env={env} flag={route.flag} />;
+    case 'changes':
+      if (route.flag !== undefined)
+        return <ChangeRequestPage key={`${key}/${route.flag}`} project={project} env={env} id={route.flag} />;
+      return <ChangesScreen key={key} project={project} env={env} />;
     case 'keys':
       return <KeysScreen key={key} project={project} env={env} />;
     case 'webhooks':

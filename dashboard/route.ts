@@ -3,17 +3,27 @@
  * `#/env/P/E/segments/SEGMENT` (a segment's page), `#/env/P/E/history/FLAG` (one flag's history,
  * `segment:KEY` for a segment's), `#/env/P/E/new-flag` (a flag with variants),
  * `#/env/P/E/new-flag/KEY` (a flag of any type, its key filled in: a key SDKs evaluated that is
- * not a flag) and `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`);
+ * not a flag), `#/env/P/E/usage/stale` (the stale flags, beside the apps of `#/env/P/E/usage`) and
+ * `#/env/P/E/changes[/ID]` (change requests, or one);
  * `#/members` (people, for admins), `#/audit` (every change across projects, for admins) and
  * `#/profile` (one's own password, tokens and sessions).
  */
 import { useEffect, useState } from 'preact/hooks';
 
-export const TABS = ['flags', 'segments', 'usage', 'history', 'keys', 'webhooks', 'connect'] as const;
+export const TABS = [
+  'flags',
+  'segments',
+  'usage',
+  'history',
+  'changes',
+  'keys',
+  'webhooks',
+  'connect',
+] as const;
 export type Tab = (typeof TABS)[number];
 
 /** Tabs whose page may name one item (a flag, a segment) after the tab. */
-const WITH_ITEM: readonly Tab[] = ['flags', 'segments', 'history', 'usage'];
+const WITH_ITEM: readonly Tab[] = ['flags', 'segments', 'history', 'usage', 'changes'];
 
 export type Route =
   | {

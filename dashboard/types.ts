@@ -7,6 +7,8 @@ import type { SegmentRecord, WebhookDeliveryAttempt, WebhookDeliveryRecord } fro
 export type {
   Actor,
   ApiKeyView,
+  ChangeRequest,
+  CreateChangeRequestInput,
   CreatedApiKey,
   EnvSource,
   EnvView,

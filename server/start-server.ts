@@ -40,6 +40,7 @@ import { KeyRing } from './state/admin/key-ring.js';
 import { LifecycleService } from './state/admin/lifecycle-service.js';
 import { SessionService } from './state/admin/session-service.js';
 import { ChangeRequestService } from './state/changes/change-request-service.js';
+import type { ChangeOp } from './state/changes/ops.js';
 import { ChangeScheduler } from './state/changes/scheduler.js';
 import { CopyService } from './state/copy/copy-service.js';
 import { Applier, restoreState } from './state/domains.js';
@@ -209,6 +210,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Fla
         ),
     });
     applier.onCommitted(scheduler.committed);
+    // The dashboard's pages of change requests follow them live (§10.5), whoever moved them.
+    applier.onCommitted((op) => {
+      const env = (op as ChangeOp).t === 'cr' ? db.get((op as ChangeOp).env) : undefined;
+      if (env) adminEvents.changeRequest(env, (op as ChangeOp).cr.id, (op as ChangeOp).cr.state);
+    });
     scheduler.start();
     stopScheduler = () => scheduler.close();
     const envRoutes = [

@@ -55,6 +55,7 @@ const LINKS: Array<[Tab, string]> = [
   ['segments', 'Segments'],
   ['usage', 'Usage'],
   ['history', 'History'],
+  ['changes', 'Changes'],
   ['keys', 'API keys'],
   ['webhooks', 'Webhooks'],
   ['connect', 'Connect'],

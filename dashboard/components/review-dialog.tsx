@@ -4,6 +4,7 @@
  * A refusal is shown in the dialog; one that names a JSON path is also shown at its control,
  * by the caller (`onSave` resolves to the failure's message, or `undefined` when saved).
  */
+import type { ComponentChildren } from 'preact';
 import type { FieldChange } from '../targeting/diff.js';
 import { useAction } from '../use-action.js';
 import { Dialog } from './dialog.js';
@@ -17,6 +18,8 @@ interface Props {
   saveLabel: string;
   onSave: () => Promise<string | undefined>;
   onClose: () => void;
+  /** More to fill in, under the changes (a change request's title). */
+  children?: ComponentChildren;
 }
 
 /** Changes, each field named with its sentences. */
@@ -40,7 +43,7 @@ export function ChangeList({ changes }: { changes: readonly FieldChange[] }) {
   );
 }
 
-export function ReviewDialog({ title, changes, note, saveLabel, onSave, onClose }: Props) {
+export function ReviewDialog({ title, changes, note, saveLabel, onSave, onClose, children }: Props) {
   const { busy, error, run } = useAction();
   const save = () =>
     run(async () => {
@@ -51,6 +54,7 @@ export function ReviewDialog({ title, changes, note, saveLabel, onSave, onClose 
     <Dialog title={title} onClose={onClose}>
       {note && <p class="hint">{note}</p>}
       <ChangeList changes={changes} />
+      {children}
       <ErrorText message={error} />
       <div class="actions">
         <button type="button" class="primary" disabled={busy} onClick={save}>

@@ -15,16 +15,26 @@ export interface SaveBarProps {
   onDiscard: () => void;
   /** The last save's outcome. */
   saved: Feedback;
+  /** The review button's text (a change request's, where changes need approval). */
+  label?: string;
 }
 
-export function SaveBar({ changes, dirty, blocked = false, onReview, onDiscard, saved }: SaveBarProps) {
+export function SaveBar({
+  changes,
+  dirty,
+  blocked = false,
+  onReview,
+  onDiscard,
+  saved,
+  label = 'Review and save',
+}: SaveBarProps) {
   return (
     <div class="save-bar">
       <span class="dirty">
         {dirty ? `${changes} unsaved ${changes === 1 ? 'change' : 'changes'}` : 'No unsaved changes'}
       </span>
       <button type="button" class="primary" disabled={!dirty || blocked} onClick={onReview}>
-        Review and save
+        {label}
       </button>
       <button type="button" disabled={!dirty} onClick={onDiscard}>
         Discard changes

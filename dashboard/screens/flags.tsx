@@ -11,11 +11,11 @@ import { Behind, EmptyState, ErrorText, focusById, TableWrap } from '../componen
 import { RoleNote } from '../components/role-note.js';
 import { useEnvChanges } from '../events.js';
 import { useResource } from '../resource.js';
-import { useCan } from '../roles.js';
 import { type FlagUsage, usageRead } from '../usage/api.js';
 import { useNow } from '../usage/relative-time.js';
 import { UnknownKeys } from '../usage/unknown-keys.js';
 import { useAction } from '../use-action.js';
+import { useDirect } from './changes.js';
 import { FlagRow } from './flag-row.js';
 import { NewFlagForm } from './new-flag.js';
 import { type ListedFlag, useOptimisticPatch } from './optimistic-patch.js';
@@ -44,7 +44,8 @@ export function FlagsScreen({ project, env }: { project: string; env: string }) 
   /** The flag being deleted, as shown when its dialog opened. */
   const [deleting, setDeleting] = useState<ListedFlag>();
   const patch = useOptimisticPatch(project, env, flags);
-  const editor = useCan(project, 'editor');
+  // Where changes need approval, no quick changes: a flag's page requests them.
+  const editor = useDirect(project, env);
 
   const stopEditing = (key: string) => {
     setEditing(undefined);

@@ -101,6 +101,7 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
                     <td>
                       <CellLabel text="Access" />
                       {k.access}
+                      {k.bypassApprovals && ', bypasses approvals'}
                     </td>
                     <td>
                       <CellLabel text="Source" />
@@ -158,14 +159,16 @@ export function KeysScreen({ project, env }: { project: string; env: string }) {
 function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string) => void }) {
   const id = useId();
   const [name, setName] = useState('');
-  const [access, setAccess] = useState<KeyAccess>('read-only');
+  const [access, setAccess] = useState<KeyAccess | 'bypass'>('read-only');
   const { busy, error, run } = useAction();
   const over = overBy(name.trim(), KEY_NAME_MAX_LENGTH) > 0;
   const submit = async (e: Event) => {
     e.preventDefault();
     if (over) return;
     await run(async () => {
-      const body: NewApiKeyInput = name.trim() === '' ? { access } : { access, name: name.trim() };
+      const body: NewApiKeyInput =
+        access === 'bypass' ? { access: 'full', bypassApprovals: true } : { access };
+      if (name.trim() !== '') body.name = name.trim();
       const created = await api<CreatedApiKey>(path, { method: 'POST', body });
       setName('');
       onCreated(created.key);
@@ -197,14 +200,16 @@ function NewKeyForm({ path, onCreated }: { path: string; onCreated: (key: string
             id={`${id}-a`}
             value={access}
             aria-describedby={`${id}-ah`}
-            onChange={(e) => setAccess(e.currentTarget.value as 'full' | 'read-only' | 'client')}
+            onChange={(e) => setAccess(e.currentTarget.value as KeyAccess | 'bypass')}
           >
             <option value="full">full</option>
+            <option value="bypass">full, bypasses approvals</option>
             <option value="read-only">read-only</option>
             <option value="client">client (OFREP only)</option>
           </select>
           <small id={`${id}-ah`} class="hint">
-            client: for browser pages, evaluates through OFREP and never sees the rules.
+            client: for browser pages, evaluates through OFREP and never sees the rules. Bypassing approvals:
+            for automation that writes where changes need review.
           </small>
         </div>
         <button type="submit" class="primary" disabled={busy || over}>

@@ -8,6 +8,8 @@ import type { WebhookEventKind } from '../types.js';
 import { useAction } from '../use-action.js';
 
 const ALL: WebhookEventKind[] = [...WEBHOOK_EVENT_KINDS];
+/** A new webhook's events: its flags' and segments' (change requests' are there to tick). */
+const FLAGS = ALL.filter((k) => !k.startsWith('change_'));
 
 function EventsFieldset({
   value,
@@ -57,7 +59,7 @@ interface NewProps {
 export function NewWebhookForm({ path, covered, onCreated }: NewProps) {
   const id = useId();
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<WebhookEventKind[]>(ALL);
+  const [events, setEvents] = useState<WebhookEventKind[]>(FLAGS);
   const { busy, error, run } = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -67,7 +69,7 @@ export function NewWebhookForm({ path, covered, onCreated }: NewProps) {
         body: { url: url.trim(), events },
       });
       setUrl('');
-      setEvents(ALL);
+      setEvents(FLAGS);
       onCreated(created);
     });
   };

@@ -7,13 +7,14 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import * as C from '../../src/core/schemas/changes.js';
 import { ErrorBody } from '../../src/core/schemas/common.js';
+import type { ChangeRequestState } from '../../src/core/wire/changes.js';
 import { checked } from '../errors.js';
 import { errorAnswer, ok } from '../http/openapi.js';
 import type { AnswerDoc } from '../http/operation-doc.js';
 import { sendJson } from '../http/respond.js';
 import { defineRoute, type MethodSpec, type Route } from '../http/router.js';
 import type { AdminService } from '../state/admin/admin-service.js';
-import type { ChangeRequestService, STATES } from '../state/changes/change-request-service.js';
+import type { ChangeRequestService } from '../state/changes/change-request-service.js';
 import type { AdminGrant } from './routes.js';
 
 const NOT_FOUND = errorAnswer('`NOT_FOUND`: no such project, environment or change request');
@@ -69,7 +70,7 @@ export function changeRequestRoutes(admin: AdminService, service: ChangeRequestS
             const env = envOf(params);
             const state = new URLSearchParams(query).get('state') ?? undefined;
             if (state !== undefined) checked(StateQuery, { state });
-            sendJson(res, 200, await service.list(env, state as (typeof STATES)[number] | undefined));
+            sendJson(res, 200, await service.list(env, state as ChangeRequestState | undefined));
           },
         },
         POST: {

@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AdminChangeEvent, StreamCounts } from '../../src/core/admin-wire.js';
 import type { FlagCommit } from '../state/flags/ops.js';
 import { nameOf } from '../state/kernel/env-names.js';
+import type { Environment } from '../state/kernel/model.js';
 import { groupOf, type SseChannels, type SseSettings } from '../stream/channel.js';
 
 const COUNTS_EVERY_MS = 250;
@@ -51,6 +52,11 @@ export class AdminEvents {
 
   structure(): void {
     this.#send('structure', {});
+  }
+
+  /** A change request of `env` moved (`docs/protocol.md` §10.7), whichever instance moved it. */
+  changeRequest(env: Environment, id: string, state: string): void {
+    this.#send('changeRequest', { env: nameOf(env), id, state });
   }
 
   /** Stream counts moved: sends them at most every 250 ms. */

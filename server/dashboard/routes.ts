@@ -38,7 +38,7 @@ const NO_ENV = errorAnswer('`NOT_FOUND`: no such project or environment');
 /** The event stream's body, in words: its frames are described, not schemed (`docs/protocol.md` §10.5). */
 const EVENT_STREAM = Type.String({
   description:
-    'Server-sent events: `streams` first and as they move (data: a `StreamCounts`), `change` for every committed flag change (data: an `AdminChangeEvent`), `structure` when projects, environments or keys change (`{}`), and `ping` (`{}`).',
+    'Server-sent events: `streams` first and as they move (data: a `StreamCounts`), `change` for every committed flag change (data: an `AdminChangeEvent`), `structure` when projects, environments or keys change (`{}`), `changeRequest` when a change request moves (`{env, id, state}`), and `ping` (`{}`).',
 });
 
 /** An admin API request's grant: who it is (`./principal.ts`), acting across environments as their role allows. */

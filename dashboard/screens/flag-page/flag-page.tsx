@@ -6,6 +6,8 @@
  * against the flag as the page last heard of it; a save names that version (`If-Match`), so a
  * change made elsewhere meanwhile is never overwritten silently: announced (`useLiveEdit`) or
  * refused (`412`), it is merged field by field first (`MergeDialog`).
+ * In an environment whose changes need approval (`docs/protocol.md` §10.7) the same review
+ * requests the change instead (`../changes.tsx`), written against that version (`baseVersion`).
  * Below, its usage: what SDKs evaluated, over time (`./usage-section.tsx`).
  */
 import { useState } from 'preact/hooks';
@@ -20,10 +22,11 @@ import { SaveBar } from '../../components/save-bar.js';
 import { useEnvChanges } from '../../events.js';
 import { useResource } from '../../resource.js';
 import { useCan } from '../../roles.js';
-import { envHref } from '../../route.js';
+import { envHref, navigate } from '../../route.js';
 import { changesBetween } from '../../targeting/diff.js';
 import { bodyOf, DRAFT_FIELDS, type Draft, draftOf, patchOf, pathOf } from '../../targeting/draft.js';
-import type { Flag } from '../../types.js';
+import type { ChangeRequest, Flag } from '../../types.js';
+import { RequestDialog, useApprovals } from '../changes.js';
 import { useLiveEdit } from '../live-edit.js';
 import { FlagSections } from './flag-sections.js';
 import { UsageSection } from './usage-section.js';
@@ -54,6 +57,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
   const [match, setMatch] = useState<{ rule: number | undefined; user: string }>();
   const saved = useFeedback();
   const editor = useCan(project, 'editor');
+  const approvals = useApprovals(project, env);
   const { saved: flag, draft } = live;
 
   if (!flag || !draft) {
@@ -157,6 +161,7 @@ export function FlagPage({ project, env, flagKey }: Props) {
         />
         <UsageSection project={project} env={env} flag={flag} />
         <SaveBar
+          {...(approvals > 0 && { label: 'Review and request change' })}
           changes={changes.length}
           dirty={live.dirty}
           onReview={() => (live.elsewhere ? setMerging(true) : setReviewing(true))}
@@ -182,7 +187,31 @@ export function FlagPage({ project, env, flagKey }: Props) {
           }}
         />
       )}
-      {reviewing && (
+      {reviewing && approvals > 0 && (
+        <RequestDialog
+          name={flag.key}
+          changes={changes}
+          onClose={() => setReviewing(false)}
+          onRequest={(input) =>
+            api<ChangeRequest>(envApi(project, env, 'change-requests'), {
+              method: 'POST',
+              body: {
+                ...input,
+                changes: [
+                  {
+                    kind: 'flag',
+                    key: flag.key,
+                    action: 'update',
+                    body: patchOf(savedDraft, draft),
+                    baseVersion: live.version,
+                  },
+                ],
+              },
+            }).then((made) => navigate(envHref(project, env, 'changes', made.id)) as undefined, messageOf)
+          }
+        />
+      )}
+      {reviewing && !approvals && (
         <ReviewDialog
           title={`Save changes to ${flag.key}?`}
           changes={changes}

@@ -42,17 +42,6 @@ export const LATE_AFTER_MS = 60_000;
 
 type Change = StoredChangeRequest['changes'][number];
 
-/** What a request's state may be listed by (`?state=`). */
-export const STATES = [
-  'open',
-  'approved',
-  'scheduled',
-  'applied',
-  'rejected',
-  'withdrawn',
-  'failed',
-] as const;
-
 export class ChangeRequestService {
   readonly #ledger: Ledger<ChangeServiceOp>;
   readonly #planners: Planners;

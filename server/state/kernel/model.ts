@@ -133,13 +133,7 @@ export type WebhookEventType =
   | 'webhook.test';
 
 /** The events of a change request's life (`docs/protocol.md` §10.7). */
-export type ChangeRequestEventType =
-  | 'change_request.created'
-  | 'change_request.approved'
-  | 'change_request.rejected'
-  | 'change_request.scheduled'
-  | 'change_request.applied'
-  | 'change_request.failed';
+export type ChangeRequestEventType = Extract<WebhookEventKind, `change_request.${string}`>;
 
 /** The part of a webhook event that is the same on every attempt. */
 export type EventPayload =

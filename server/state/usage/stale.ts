@@ -4,7 +4,8 @@
  * and the start of the environment's usage), `SINGLE_VALUE` (its configuration unchanged for more
  * than 7 days, and every evaluation of the last 7 days served one variant, none of them the
  * caller's default, usage kept for more than those 7 days): with the value to hard-code. A flag marked `permanent`, or snoozed until
- * after `now`, is never stale. What the rules read of the usage is gathered once per read, in one
+ * after `now`, is never stale; nor is one another flag lists as a prerequisite (it is in use, and
+ * deleting it is refused). What the rules read of the usage is gathered once per read, in one
  * pass over the hours, however many flags there are.
  */
 import type { JsonValue } from '../../../src/core/targeting/types.js';
@@ -62,18 +63,30 @@ function servedBy(flag: StoredFlag, variant: string): JsonValue | undefined {
   return flag.variants?.[variant];
 }
 
+/** The keys other flags of `env` list as a prerequisite: flags in use, whatever their own usage. */
+function prerequisiteKeys(env: Environment): Set<string> {
+  const keys = new Set<string>();
+  for (const flag of env.flags.values())
+    for (const p of flag.prerequisites ?? []) if (p.flag !== flag.key) keys.add(p.flag);
+  return keys;
+}
+
 /**
  * The stale rules for flags of `env` at `now`: the returned function answers why a flag is stale,
- * or `null` (also for a flag marked permanent or snoozed). What it reads of the usage (the
- * variants served, when usage started) is gathered on first need, once for every flag.
+ * or `null` (also for a flag marked permanent or snoozed, or another flag's prerequisite). What it
+ * reads of the environment (the prerequisites, the variants served, when usage started) is
+ * gathered on first need, once for every flag.
  */
 export function staleRules(env: Environment, now: number): (flag: StoredFlag) => StaleFlag | null {
   const usage = env.usage;
   let served: Map<string, string | null> | undefined;
   let since: number | null | undefined;
+  let required: Set<string> | undefined;
   return (flag) => {
     const mark = usage?.marks.get(flag.key);
     if (mark?.permanent || (mark?.snoozedUntil ?? 0) > now) return null;
+    required ??= prerequisiteKeys(env);
+    if (required.has(flag.key)) return null;
     const key = flag.key;
     const last = usage?.last.get(key);
     if (last !== undefined && now - last > STALE_RULES.unusedDays * DAY) {

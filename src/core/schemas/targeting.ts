@@ -44,6 +44,8 @@ export const ClauseOperator = Type.Union(
 
 const VALUES =
   "The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), segment keys for `inSegment`.";
+const VALUES_INPUT =
+  "The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), at least one for any other operator, segment keys for `inSegment`.";
 
 /** A clause's fields; `values` may be left out of a body's clause (for `exists`). */
 const clauseFields = <V extends TSchema>(values: V) => ({
@@ -67,7 +69,7 @@ export const Clause = Type.Object(clauseFields(Values(VALUES)), {
   description: 'One condition on a user: `attribute` `op` any of `values`, maybe negated as a whole.',
 });
 
-export const ClauseInput = Type.Object(clauseFields(Type.Optional(Values(VALUES))), {
+export const ClauseInput = Type.Object(clauseFields(Type.Optional(Values(VALUES_INPUT))), {
   $id: 'ClauseInput',
   additionalProperties: false,
   description: 'A clause as a body gives it: `values` may be left out for `exists`.',

@@ -76,6 +76,9 @@ function clause(
   const { op } = c;
   check(c.values !== undefined || op === 'exists', `${path}.values`, 'is required');
   const values = c.values ?? [];
+  // An empty list never holds (negated, always): saved, it reads "age is more than" nothing. A
+  // flag or segment stored with one before this check still loads and evaluates so.
+  check(values.length > 0 || op === 'exists', `${path}.values`, `${op} takes at least one value`);
   const out: Clause = { op, values };
   if (op === 'inSegment') {
     check(!inSegment, `${path}.op`, 'segments do not reference segments');

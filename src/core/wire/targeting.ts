@@ -25,7 +25,7 @@ export interface ClauseInput {
   attribute?: string;
   /** The operators of a clause (`docs/protocol.md` §12.2). */
   op: ClauseOperator;
-  /** The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), segment keys for `inSegment`. */
+  /** The operands, of the operator's kind (§12.2): none for `exists` (which may leave it out), at least one for any other operator, segment keys for `inSegment`. */
   values?: unknown[];
   /** Inverts the whole clause, a missing attribute included. */
   negate?: boolean;

@@ -30,11 +30,16 @@ const userArb = fc.record(
 const clauseArb = (segments: boolean) =>
   fc
     .oneof(
-      fc.record({ attribute: fc.constant('country'), op: fc.constant('in'), values: fc.subarray(COUNTRIES) }),
+      // At least one value: a clause without values is refused when saved (§12.2).
+      fc.record({
+        attribute: fc.constant('country'),
+        op: fc.constant('in'),
+        values: fc.subarray(COUNTRIES, { minLength: 1 }),
+      }),
       fc.record({
         attribute: fc.constant('tags'),
         op: fc.constant('in'),
-        values: fc.subarray(['beta', 'vip']),
+        values: fc.subarray(['beta', 'vip'], { minLength: 1 }),
       }),
       fc.record({
         attribute: fc.constant('email'),

@@ -179,6 +179,48 @@ describe('flags with targeting', () => {
       },
       'rules[1].id: "x" is used by another rule',
     ],
+    // A clause without values ("if age is more than , serve control"): every operator but exists.
+    [
+      {
+        key: 'v16',
+        type: 'boolean',
+        rules: [{ clauses: [{ attribute: 'age', op: 'greaterThan', values: [] }], serve: { variant: 'on' } }],
+      },
+      'rules[0].clauses[0].values: greaterThan takes at least one value',
+    ],
+    [
+      {
+        key: 'v17',
+        type: 'boolean',
+        rules: [
+          { clauses: [{ attribute: 'a', op: 'exists' }], serve: { variant: 'on' } },
+          {
+            clauses: [
+              { attribute: 'c', op: 'in', values: ['NZ'] },
+              { attribute: 'c', op: 'in', values: [], negate: true },
+            ],
+            serve: { variant: 'on' },
+          },
+        ],
+      },
+      'rules[1].clauses[1].values: in takes at least one value',
+    ],
+    [
+      {
+        key: 'v18',
+        type: 'boolean',
+        rules: [{ clauses: [{ op: 'inSegment', values: [] }], serve: { variant: 'on' } }],
+      },
+      'rules[0].clauses[0].values: inSegment takes at least one value',
+    ],
+    [
+      {
+        key: 'v19',
+        type: 'boolean',
+        rules: [{ clauses: [{ attribute: 'e', op: 'matches', values: [] }], serve: { variant: 'on' } }],
+      },
+      'rules[0].clauses[0].values: matches takes at least one value',
+    ],
   ])('refuses %j naming the path', async (body, message) => {
     const text = await expectError(await t.api('POST', '/flags', body), 400, 'VALIDATION_ERROR');
     expect(text).toContain(message);
@@ -278,6 +320,23 @@ describe('segments', () => {
     expect(refused).toContain('"uses-segment"');
     await t.api('PATCH', '/flags/uses-segment', { rules: [] });
     expect((await t.api('DELETE', '/segments/used')).status).toBe(204);
+  });
+
+  it('refuses a segment rule clause without values, created or patched', async () => {
+    const empty = { rules: [{ clauses: [{ attribute: 'plan', op: 'endsWith', values: [] }] }] };
+    const created = await expectError(
+      await t.api('POST', '/segments', { key: 'no-values', ...empty }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(created).toContain('rules[0].clauses[0].values: endsWith takes at least one value');
+    await t.api('POST', '/segments', { key: 'some-values', included: ['a'] });
+    const patched = await expectError(
+      await t.api('PATCH', '/segments/some-values', empty),
+      400,
+      'VALIDATION_ERROR',
+    );
+    expect(patched).toContain('rules[0].clauses[0].values: endsWith takes at least one value');
   });
 
   it('takes a segment body of 50,000 keys (over 1 MiB) and refuses 50,001', async () => {

@@ -5,7 +5,8 @@
  * served breaking a single value, permanent and snoozed flags left out, the per-flag summary. A
  * server upgraded to keep usage measures "never evaluated" from when it began, not from each
  * flag's creation. A rich case (flags of every type, variants, reasons, versions, apps, 245 hours,
- * hours rolled up into days) where every read answers what the test itself reported.
+ * hours rolled up into days) where every read answers what the test itself reported. A flag
+ * used only as another's prerequisite is in use, not stale, until no flag lists it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -139,6 +140,49 @@ describe('GET /usage/stale', () => {
     ]);
     expect(series.series[0]!.points).toHaveLength(30);
     await expect(reader.usage.flag('never-seen-anywhere')).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('a flag used only as a prerequisite', () => {
+  it('is in use while another flag lists it, and can be stale once none does', async () => {
+    let offset = 0;
+    const server = await startTestServer({ usage: { now: () => Date.now() + offset } });
+    const writer = createManagementClient({ baseUrl: server.base, apiKey: KEYS.acmeProdFull });
+    const read = createManagementClient({ baseUrl: server.base, apiKey: KEYS.acmeProdRead });
+    try {
+      await writer.flags.create({ key: 'base', type: 'boolean' });
+      await writer.flags.create({
+        key: 'gated',
+        type: 'boolean',
+        prerequisites: [{ flag: 'base', variants: ['on'] }],
+      } as never);
+      const sdk = (await (await server.api('GET', '/sdk/flags?capabilities=targeting')).json()) as {
+        flags: Record<string, { version: number }>;
+      };
+      // Only "gated" is ever evaluated (both values, so it is not SINGLE_VALUE); "base" never is.
+      const counts = [
+        { key: 'gated', version: sdk.flags.gated!.version, variant: 'off', reason: 'OFF', count: 2 },
+        { key: 'gated', version: sdk.flags.gated!.version, variant: 'on', reason: 'ON', count: 1 },
+      ];
+      expect((await postReport(server.base, KEYS.acmeProdRead, reportBody({ counts }))).status).toBe(202);
+      offset = 9 * DAY;
+      expect((await postReport(server.base, KEYS.acmeProdRead, reportBody({ counts }))).status).toBe(202);
+      // Nine days on, "base" was never evaluated, but "gated" needs it (deleting it is refused).
+      const keys = async () => (await read.usage.stale()).flags.map((f) => f.key);
+      expect(await keys()).not.toContain('base');
+      expect((await read.usage.flags()).find((f) => f.key === 'base')!.stale).toBeNull();
+      await expect(writer.flags.delete('base')).rejects.toMatchObject({ status: 409 });
+      // Once "gated" drops it, nothing uses it: never evaluated, and stale.
+      await writer.flags.update('gated', { prerequisites: [] } as never);
+      expect((await read.usage.stale()).flags.find((f) => f.key === 'base')).toEqual({
+        key: 'base',
+        reason: 'NEVER_EVALUATED',
+        createdAt: expect.any(String),
+        message: 'never evaluated, created 9 days ago',
+      });
+    } finally {
+      await server.close();
+    }
   });
 });
 
