@@ -7,8 +7,8 @@ import type { SegmentRecord, WebhookDeliveryAttempt, WebhookDeliveryRecord } fro
 export type {
   Actor,
   ApiKeyView,
+  ChangeInput,
   ChangeRequest,
-  CreateChangeRequestInput,
   CreatedApiKey,
   EnvSource,
   EnvView,

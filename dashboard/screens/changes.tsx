@@ -8,16 +8,16 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useId, useState } from 'preact/hooks';
-import { api, envApi } from '../api.js';
+import { api, envApi, messageOf } from '../api.js';
 import { ErrorText, TableWrap } from '../components/page-parts.js';
 import { ChangeList, ReviewDialog } from '../components/review-dialog.js';
 import { useEnvChanges, useStructureChanges } from '../events.js';
 import { actorText, zoned } from '../format.js';
 import { useResource } from '../resource.js';
 import { type Allowed, useCan, useSession } from '../roles.js';
-import { envHref } from '../route.js';
+import { envHref, navigate } from '../route.js';
 import { countedChanges, type FieldChange, fieldChanges, fieldName, isCounted } from '../targeting/diff.js';
-import type { ChangeRequest, CreateChangeRequestInput, Overview } from '../types.js';
+import type { ChangeInput, ChangeRequest, Overview } from '../types.js';
 import { useAction } from '../use-action.js';
 
 /** How many approvals a change of the environment needs (`0` until the overview is loaded). */
@@ -80,28 +80,39 @@ function WhenField({ label, value, set }: { label: string; value: string; set: (
 }
 
 interface RequestProps {
-  /** The flag's key: the title begins `Update KEY`. */
-  name: string;
+  project: string;
+  env: string;
+  /** The one change asked for: its `key` begins the title (`Update KEY`). */
+  change: ChangeInput;
   changes: readonly FieldChange[];
-  /** Resolves to the failure's message, or `undefined` when the request is made. */
-  onRequest: (input: Omit<CreateChangeRequestInput, 'changes'>) => Promise<string | undefined>;
   onClose: () => void;
 }
 
-/** The review before a change request: the changes in sentences, a title, a description, a time. */
-export function RequestDialog({ name, changes, onRequest, onClose }: RequestProps) {
-  const [title, setTitle] = useState(`Update ${name}`);
+/**
+ * The review before a change request (a flag's or a segment's page, where changes need approval):
+ * the changes in sentences, a title, a description, a time; made, it opens the request's page.
+ */
+export function RequestDialog({ project, env, change, changes, onClose }: RequestProps) {
+  const [title, setTitle] = useState(`Update ${change.key}`);
   const [description, setDescription] = useState('');
   const [when, setWhen] = useState('');
   const at = isoOf(when);
+  const request = () =>
+    api<ChangeRequest>(envApi(project, env, 'change-requests'), {
+      method: 'POST',
+      body: {
+        title,
+        ...(description.trim() && { description }),
+        ...(at && { scheduledAt: at }),
+        changes: [change],
+      },
+    }).then((made) => navigate(envHref(project, env, 'changes', made.id)) as undefined, messageOf);
   return (
     <ReviewDialog
-      title={`Request changes to ${name}?`}
+      title={`Request changes to ${change.key}?`}
       changes={changes}
       saveLabel="Request change"
-      onSave={() =>
-        onRequest({ title, ...(description.trim() && { description }), ...(at && { scheduledAt: at }) })
-      }
+      onSave={request}
       onClose={onClose}
     >
       <Field label="Title" value={title} set={setTitle} />

@@ -189,26 +189,17 @@ export function FlagPage({ project, env, flagKey }: Props) {
       )}
       {reviewing && approvals > 0 && (
         <RequestDialog
-          name={flag.key}
+          project={project}
+          env={env}
+          change={{
+            kind: 'flag',
+            key: flag.key,
+            action: 'update',
+            body: { ...patchOf(savedDraft, draft) },
+            ...(live.version !== undefined && { baseVersion: live.version }),
+          }}
           changes={changes}
           onClose={() => setReviewing(false)}
-          onRequest={(input) =>
-            api<ChangeRequest>(envApi(project, env, 'change-requests'), {
-              method: 'POST',
-              body: {
-                ...input,
-                changes: [
-                  {
-                    kind: 'flag',
-                    key: flag.key,
-                    action: 'update',
-                    body: patchOf(savedDraft, draft),
-                    baseVersion: live.version,
-                  },
-                ],
-              },
-            }).then((made) => navigate(envHref(project, env, 'changes', made.id)) as undefined, messageOf)
-          }
         />
       )}
       {reviewing && !approvals && (

@@ -27,6 +27,7 @@ import { envHref } from '../../route.js';
 import { changesBetween } from '../../targeting/diff.js';
 import { inside, pathOf } from '../../targeting/draft.js';
 import type { Flag, SegmentRule, SegmentView } from '../../types.js';
+import { RequestDialog, useApprovals } from '../changes.js';
 import { Section } from '../flag-page/flag-sections.js';
 import { useLiveEdit } from '../live-edit.js';
 import { DeleteSegment } from './delete-segment.js';
@@ -64,6 +65,7 @@ export function SegmentPage({
   const flagsPath = envApi(project, env, 'flags');
   const flags = useResource(() => api<Flag[]>(flagsPath), flagsPath);
   useEnvChanges(envId, flags.reload);
+  const approvals = useApprovals(project, env);
   const [reviewing, setReviewing] = useState(false);
   const [merging, setMerging] = useState(false);
   const [refusal, setRefusal] = useState<{ path: string; reason: string }>();
@@ -94,10 +96,10 @@ export function SegmentPage({
     setDraft((d) => ({ ...d, [field]: value }));
   const reason = (prefix: string) => (refusal && inside(refusal.path, prefix) ? refusal.reason : undefined);
 
+  const body: Record<string, unknown> = {};
+  for (const c of changes)
+    body[c.field] = c.field === 'description' ? draft.description || null : draft[c.field as keyof Draft];
   const save = async (): Promise<string | undefined> => {
-    const body: Record<string, unknown> = {};
-    for (const c of changes)
-      body[c.field] = c.field === 'description' ? draft.description || null : draft[c.field as keyof Draft];
     try {
       const done = await live.save(body);
       setReviewing(false);
@@ -221,6 +223,7 @@ export function SegmentPage({
             />
           </Section>
           <SaveBar
+            {...(approvals > 0 && { label: 'Review and request change' })}
             changes={changes.length}
             dirty={live.dirty}
             blocked={overBy(draft.description, DESCRIPTION_MAX_LENGTH) > 0}
@@ -249,7 +252,22 @@ export function SegmentPage({
           }}
         />
       )}
-      {reviewing && (
+      {reviewing && approvals > 0 && (
+        <RequestDialog
+          project={project}
+          env={env}
+          change={{
+            kind: 'segment',
+            key: segment.key,
+            action: 'update',
+            body,
+            ...(live.version !== undefined && { baseVersion: live.version }),
+          }}
+          changes={changes}
+          onClose={() => setReviewing(false)}
+        />
+      )}
+      {reviewing && !approvals && (
         <ReviewDialog
           title={`Save changes to ${segment.key}?`}
           changes={changes}

@@ -231,6 +231,37 @@ describe('a request whose flag moved', () => {
     expect(problems).toEqual([]);
   });
 
+  it("a segment's page requests its change too, written against the version it read", async () => {
+    const { key } = (await json(
+      people.admin('POST', `${ENV}/keys`, { access: 'full', bypassApprovals: true }),
+    )) as { key: string };
+    const made = await t.api('POST', '/segments', { key: 'testers', included: ['ann'] }, key);
+    expect(made.status).toBe(201);
+    const version = Number(JSON.parse(made.headers.get('etag')!));
+    const page = await pageOf(ann, '#/env/acme/production/segments/testers');
+    await page.getByLabel('Segment description').fill('People who try things first');
+    expect(await page.getByRole('button', { name: 'Review and save' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Review and request change' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Request changes to testers?' });
+    expect(await dialog.getByLabel('Title').inputValue()).toBe('Update testers');
+    await dialog.getByRole('button', { name: 'Request change' }).click();
+    await page.getByRole('heading', { name: /Update testers/ }).waitFor();
+    const id = /changes\/(cr_[0-9a-f]{16})$/.exec(page.url())?.[1];
+    const request = (await json(people.admin('GET', `${ENV}/change-requests/${id}`))) as {
+      changes: unknown[];
+    };
+    expect(request.changes).toEqual([
+      {
+        kind: 'segment',
+        key: 'testers',
+        action: 'update',
+        body: { description: 'People who try things first' },
+        baseVersion: version,
+      },
+    ]);
+    expect(problems).toEqual([]);
+  });
+
   it('an admin sets the approvals an environment needs, and makes a key that bypasses them', async () => {
     const { cookie } = await adminCaller(t.server);
     const admin = { cookie } as Member;

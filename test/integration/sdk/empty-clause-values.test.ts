@@ -4,13 +4,13 @@
  * the SDK and OFREP keep evaluating it as before: an empty list never holds, negated it always
  * does. Changing anything else of the flag works; saving its rules as they are is refused.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type FlagwireClient } from '../../../src/index.js';
 import { expectError } from '../../helpers/assert.js';
+import { rewriteStore } from '../../helpers/legacy-store.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 
 const servers: TestServer[] = [];
@@ -52,17 +52,12 @@ async function serverWithLegacyFlag(): Promise<TestServer> {
   expect(made.status).toBe(201);
   expect((await first.api('PATCH', '/flags/legacy', { enabled: true })).status).toBe(200);
   await first.close();
-  let replaced = 0;
-  for (const name of readdirSync(dataDir)) {
-    const path = join(dataDir, name);
-    const text = readFileSync(path, 'utf8');
-    const next = text.replaceAll('[987654321]', '[]').replaceAll('["STAND_IN_EMPTY"]', '[]');
-    if (next !== text) {
-      writeFileSync(path, next);
-      replaced += 1;
-    }
-  }
-  expect(replaced).toBeGreaterThan(0);
+  expect(
+    rewriteStore(dataDir, [
+      ['[987654321]', '[]'],
+      ['["STAND_IN_EMPTY"]', '[]'],
+    ]),
+  ).toBeGreaterThan(0);
   const t = await startTestServer({ config: undefined, dataDir });
   servers.push(t);
   return t;

@@ -4,12 +4,12 @@
  * variant (the management API and the config file); a flag stored before that rule keeps loading
  * and the SDK keeps serving its values, while OFREP answers them with an error that says why.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClient, type FlagwireClient } from '../../../src/index.js';
+import { rewriteStore } from '../../helpers/legacy-store.js';
 import { startTestServer, TEST_CONFIG, type TestServer } from '../../helpers/server.js';
 
 const servers: TestServer[] = [];
@@ -84,17 +84,12 @@ describe('a json flag stored before objects were required', () => {
     expect(made.status).toBe(201);
     expect((await first.api('PATCH', '/flags/legacy', { enabled: true })).status).toBe(200);
     await first.close();
-    let replaced = 0;
-    for (const name of readdirSync(dataDir)) {
-      const path = join(dataDir, name);
-      const text = readFileSync(path, 'utf8');
-      const next = text.replaceAll('{"STAND_IN_LIST":1}', '[1,2]').replaceAll('{"STAND_IN_NULL":1}', 'null');
-      if (next !== text) {
-        writeFileSync(path, next);
-        replaced += 1;
-      }
-    }
-    expect(replaced).toBeGreaterThan(0);
+    expect(
+      rewriteStore(dataDir, [
+        ['{"STAND_IN_LIST":1}', '[1,2]'],
+        ['{"STAND_IN_NULL":1}', 'null'],
+      ]),
+    ).toBeGreaterThan(0);
     const t = await startTestServer({ config: undefined, dataDir });
     servers.push(t);
     return t;
