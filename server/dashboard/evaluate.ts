@@ -61,8 +61,8 @@ function drafted(env: Environment, before: StoredFlag, draft: Record<string, unk
     // The very check of a PATCH: the same validation against the environment as it is.
     applyTargeting(env, after, patch.value, checkPattern);
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'VALIDATION_ERROR')
-      return { error: 'VALIDATION_ERROR', message: error.message };
+    if (error instanceof ApiError && (error.code === 'VALIDATION_ERROR' || error.code === 'CONFLICT'))
+      return { error: error.code, message: error.message };
     throw error;
   }
   return after;

@@ -46,7 +46,11 @@ const FLAG_KEY = Type.Object({ key: CreateFlagSchema.properties.key });
 const CREATE_FLAG = shapeOnly(CreateFlagSchema, TARGETING_FIELDS);
 const UPDATE_FLAG = shapeOnly(UpdateFlagSchema, TARGETING_FIELDS);
 
-/** What the shape leaves to code: which fields the flag's type takes, and its variants. */
+/**
+ * What the shape leaves to code: which fields the flag's type takes, and its variants (on
+ * creating or changing a `string`/`number`/`json` flag: values of its type; a `PATCH` replaces
+ * the whole map, and the server refuses removing a variant still in use, `docs/protocol.md` §12.1).
+ */
 function typeProblem(
   body: Record<string, unknown>,
   type: AnyFlagType,
@@ -62,7 +66,6 @@ function typeProblem(
         'variants',
         `"variants" is not allowed on ${type} flags: they are always {"on": true, "off": false}`,
       );
-    if (!creating) return fail('variants', '"variants" cannot be changed yet: create a new flag');
     try {
       value.variants = validateVariants(body.variants, type);
     } catch (error) {

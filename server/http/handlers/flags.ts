@@ -84,7 +84,14 @@ export function flagRoutes(service: FlagService): Route[] {
           description: ETAG,
           body: F.UpdateFlagInput,
           headers: IF_MATCH,
-          answers: { 200: ok('The flag as changed', F.Flag), 404: NO_FLAG, 412: CHANGED },
+          answers: {
+            200: ok('The flag as changed', F.Flag),
+            404: NO_FLAG,
+            409: errorAnswer(
+              '`CONFLICT`: `variants` removes a variant still in use; the message names each user.',
+            ),
+            412: CHANGED,
+          },
         },
         handler: async ({ req, res, grant, params, body }) => {
           // Validated against the flag's type as the write finds it (on shared storage, caught up

@@ -6,10 +6,11 @@
  * overwritten). Pure: the service runs it under the target's lock and commits its ops.
  *
  * What a copy carries is the flag's definition: `enabled`, the percentage, the description,
- * and every targeting field (off variant, fallthrough, targets, rules with their ids,
- * prerequisites, salt: the same salt buckets users the same way in both). A flag's type and
- * variants never change, so a flag of the target that differs in either is a conflict; so is
- * a copied flag whose prerequisites the target would not have. A copy never deletes a flag.
+ * and every targeting field (variants, off variant, fallthrough, targets, rules with their ids,
+ * prerequisites, salt: the same salt buckets users the same way in both). A flag's type never
+ * changes, so a flag of the target of another type is a conflict; so is a copied flag whose
+ * prerequisites the target would not have, and one whose copy would remove a variant that a flag
+ * of the target the copy leaves as it is lists as a prerequisite. A copy never deletes a flag.
  */
 import type { Clause } from '../../../src/core/targeting/types.js';
 import {
@@ -72,8 +73,16 @@ export interface CopyContext {
   now: string;
 }
 
-/** The fields of a flag a copy sets from the source (besides the type and variants, which must match). */
-const TARGETING = ['offVariant', 'fallthrough', 'targets', 'rules', 'prerequisites', 'salt'] as const;
+/** The fields of a flag a copy sets from the source (besides the type, which must match). */
+const TARGETING = [
+  'variants',
+  'offVariant',
+  'fallthrough',
+  'targets',
+  'rules',
+  'prerequisites',
+  'salt',
+] as const;
 
 const envRef = (env: Environment): EnvRef => ({
   project: env.project,
@@ -100,7 +109,8 @@ export function planCopy(ctx: CopyContext): { preview: CopyPreview; ops: CopyPla
       if (!reasons.has(key)) afters.set(key, copied(sourceOf(key), target.flags.get(key), ctx.now));
     const refs = mergedRefs(source, target, afters);
     for (const [key, after] of afters) {
-      const problem = targetingConflict(after, refs, ctx.patterns);
+      const problem =
+        targetingConflict(after, refs, ctx.patterns) ?? dependentConflict(target, afters, after);
       if (problem) {
         reasons.set(key, problem);
         changed = true;
@@ -169,14 +179,36 @@ function opsOf(
   return ops;
 }
 
-/** Why the source's flag cannot replace the target's: another type, other variants. */
+/** Why the source's flag cannot replace the target's: another type. */
 function shapeConflict(from: StoredFlag, into: StoredFlag | undefined, target: string): string | undefined {
   if (!into) return undefined;
   if (into.type !== from.type)
     return `it is a ${into.type} flag in ${target} and a ${from.type} flag here; a flag's type never changes`;
-  if (!sameJson(into.variants, from.variants))
-    return `its variants differ in ${target}; variants never change, so delete the flag there first`;
   return undefined;
+}
+
+/**
+ * Why the copy of `after` would break a flag of the target it does not copy: it removes a
+ * variant that flag lists as a prerequisite (the copied flags are validated themselves).
+ */
+function dependentConflict(
+  target: Environment,
+  afters: ReadonlyMap<string, StoredFlag>,
+  after: StoredFlag,
+): string | undefined {
+  const before = target.flags.get(after.key)?.variants;
+  if (!before) return undefined;
+  const removed = Object.keys(before).filter((name) => !Object.hasOwn(after.variants ?? {}, name));
+  const users: string[] = [];
+  for (const variant of removed)
+    for (const other of target.flags.values())
+      if (
+        !afters.has(other.key) &&
+        other.prerequisites?.some((p) => p.flag === after.key && p.variants.includes(variant))
+      )
+        users.push(`variant ${JSON.stringify(variant)} by flag ${JSON.stringify(other.key)}`);
+  if (!users.length) return undefined;
+  return `it would remove variants that ${nameOf(target)} uses as prerequisites (${users.join(', ')}); copy those flags too, or change them there first`;
 }
 
 /** The source's flag as the target would hold it (its own `createdAt` kept). */

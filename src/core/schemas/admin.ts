@@ -464,10 +464,14 @@ export const Served = Type.Object(
 );
 
 export const Refused = Type.Object(
-  { error: Type.Literal('VALIDATION_ERROR'), message: Type.String() },
+  {
+    error: Type.Union([Type.Literal('VALIDATION_ERROR'), Type.Literal('CONFLICT')]),
+    message: Type.String(),
+  },
   {
     $id: 'Refused',
-    description: 'The draft could not be saved as it is: why, naming the JSON path as a `PATCH` would.',
+    description:
+      'The draft could not be saved as it is: why, as a `PATCH` would say it (`CONFLICT`: it removes a variant still in use).',
   },
 );
 

@@ -116,7 +116,10 @@ const SALT = 'must be a non-empty string of at most 256 characters, or null';
 
 /** The targeting fields a body may set (`docs/protocol.md` §12.1). */
 const targetingInput = {
-  /** Required on creating a `string`, `number` or `json` flag; cannot be changed yet. */
+  /**
+   * Required on creating a `string`, `number` or `json` flag; a `PATCH` replaces the whole map
+   * (a variant still in use cannot be removed: 409).
+   */
   variants: Type.Optional(Variants),
   offVariant: Type.Optional(Type.String({ description: 'Default: the first variant.' })),
   fallthrough: Type.Optional(Serve),

@@ -268,9 +268,9 @@ export interface ProjectView {
   environments: EnvView[];
 }
 
-/** The draft could not be saved as it is: why, naming the JSON path as a `PATCH` would. */
+/** The draft could not be saved as it is: why, as a `PATCH` would say it (`CONFLICT`: it removes a variant still in use). */
 export interface Refused {
-  error: 'VALIDATION_ERROR';
+  error: 'VALIDATION_ERROR' | 'CONFLICT';
   message: string;
 }
 

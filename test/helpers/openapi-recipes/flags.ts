@@ -46,7 +46,11 @@ export const flagsRecipes: Record<string, Recipe> = {
     body: { enabled: true, description: 'walked', rules: [{ clauses: [], serve: { variant: 'red' } }] },
     invalidBody: { type: 'rollout' },
     missing: { key: 'walk-none' },
-    more: async (w, { key }) => [await w.call('PATCH', `/flags/${key}`, { enabled: false }, STALE)],
+    more: async (w, { key }) => [
+      await w.call('PATCH', `/flags/${key}`, { enabled: false }, STALE),
+      // `blue` serves the targets: removing it is a conflict.
+      await w.call('PATCH', `/flags/${key}`, { variants: { red: '#f00' } }),
+    ],
   },
   'delete /flags/{key}': {
     prepare: (w) => flag(w),

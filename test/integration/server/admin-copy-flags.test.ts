@@ -182,7 +182,7 @@ describe('the copy', () => {
     await expectError(await admin.call('POST', '/copy-flags', sourceMoved), 409, 'REVISION_CHANGED');
   });
 
-  it('refuses a flag of another type or other variants with 409 CONFLICT; without it the copy goes', async () => {
+  it('refuses a flag of another type with 409 CONFLICT; without it the copy goes', async () => {
     await sendOk(admin, 'POST', `${production}/flags`, { key: 'mixed', type: 'rollout' }, 201);
     await sendOk(admin, 'POST', `${staging}/flags`, { key: 'mixed', type: 'boolean' }, 201);
     const answer = await preview({ flags: ['mixed', 'banner'] });
@@ -239,5 +239,36 @@ describe('bad requests', () => {
     // Not without the admin credential.
     const anon = await fetch(`${t.server.url}/admin/api/copy-flags/preview`, { method: 'POST' });
     await expectError(anon, 401, 'UNAUTHORIZED');
+  });
+});
+
+describe('variants (editable, `docs/protocol.md` §12.1)', () => {
+  it('carries them; refuses removing one that a flag the copy leaves lists as a prerequisite', async () => {
+    const palette = { key: 'palette', type: 'string', fallthrough: { variant: 'a' }, offVariant: 'a' };
+    await sendOk(admin, 'POST', `${staging}/flags`, { ...palette, variants: { a: 'A', c: 'C' } }, 201);
+    await sendOk(admin, 'POST', `${production}/flags`, { ...palette, variants: { a: 'A', b: 'B' } }, 201);
+    const dep = { key: 'dep', type: 'boolean', prerequisites: [{ flag: 'palette', variants: ['b'] }] };
+    await sendOk(admin, 'POST', `${production}/flags`, dep, 201);
+
+    let answer = await preview({ flags: ['palette'] });
+    expect(answer.flags[0]).toMatchObject({ key: 'palette', status: 'conflict' });
+    expect(answer.flags[0].reason).toContain('variant "b" by flag "dep"');
+
+    await sendOk(admin, 'PATCH', `${production}/flags/dep`, {
+      prerequisites: [{ flag: 'palette', variants: ['a'] }],
+    });
+    answer = await preview({ flags: ['palette'] });
+    expect(answer.flags[0]).toMatchObject({
+      key: 'palette',
+      status: 'changed',
+      changes: [{ field: 'variants', from: { a: 'A', b: 'B' }, to: { a: 'A', c: 'C' } }],
+    });
+    await sendOk(admin, 'POST', '/copy-flags', {
+      from: FROM,
+      to: TO,
+      flags: ['palette'],
+      expectedRevision: answer.to.revision,
+    });
+    expect((await flagsOf(production)).palette!.variants).toEqual({ a: 'A', c: 'C' });
   });
 });
