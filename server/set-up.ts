@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResolvedServerOptions } from './options.js';
 import { grantsOf } from './state/admin/admin-service.js';
 import type { Grant } from './state/admin/key-ring.js';
-import type { AdminOp } from './state/admin/ops.js';
+import { type AdminOp, approvalsOps } from './state/admin/ops.js';
 import type { Op } from './state/domains.js';
 import type { FlagService } from './state/flags/flag-service.js';
 import { CONFIG_ACTOR } from './state/kernel/actors.js';
@@ -108,11 +108,7 @@ export async function seedFlags(service: FlagService, envs: Environment[], optio
 
 /** Sets `env`'s approvals as the config file says, credited to it (nothing when they are so already). */
 async function configApprovals(ledger: Ledger<AdminOp>, env: Environment, approvals: number): Promise<void> {
-  await ledger.commit(env.id, () =>
-    (env.approvals ?? 0) === approvals
-      ? []
-      : [{ t: 'env-approvals', env: env.id, approvals, by: CONFIG_ACTOR, at: new Date().toISOString() }],
-  );
+  await ledger.commit(env.id, () => approvalsOps(env, approvals, CONFIG_ACTOR));
 }
 
 /** Whether the config file sets the approvals of `env` (then the admin API does not: `CONFIG_MANAGED`). */

@@ -21,7 +21,7 @@ import type { Ledger } from '../kernel/ledger.js';
 import type { Actor, Environment, MemoryState, StoredProject } from '../kernel/model.js';
 import type { KernelOp } from '../kernel/ops.js';
 import type { AdminService, ProjectView } from './admin-service.js';
-import type { AdminOp } from './ops.js';
+import { type AdminOp, approvalsOps } from './ops.js';
 
 const quoted = JSON.stringify;
 
@@ -88,8 +88,7 @@ export class LifecycleService {
     this.#approvable(env);
     await this.#ledger.commit(env.id, () => {
       this.#stillThere(env);
-      if ((env.approvals ?? 0) === approvals) return [];
-      return [{ t: 'env-approvals', env: env.id, approvals, ...stamp(actor) }];
+      return approvalsOps(env, approvals, actor);
     });
   }
 

@@ -25,6 +25,15 @@ export type AdminOp =
   | { t: 'stream-secret'; secret: string }
   | SessionOp;
 
+/**
+ * The op that sets `env`'s approvals to `approvals`, by `by` now; none when they are so already
+ * (the admin API's `PATCH`, and the config file at every start).
+ */
+export function approvalsOps(env: Environment, approvals: number, by: Actor): AdminOp[] {
+  if ((env.approvals ?? 0) === approvals) return [];
+  return [{ t: 'env-approvals', env: env.id, approvals, by, at: new Date().toISOString() }];
+}
+
 /** What spans environments, as a snapshot holds it: the admin domain's fields. */
 export interface AdminSnapshot {
   projects?: StoredProject[];

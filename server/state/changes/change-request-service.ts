@@ -19,7 +19,7 @@ import { decide, type Ledger, type Plan } from '../kernel/ledger.js';
 import type { Actor, ChangeRequestEventType, Environment, StoredChangeRequest } from '../kernel/model.js';
 import { planDeliveries } from '../webhooks/deliveries.js';
 import type { WebhookOp } from '../webhooks/ops.js';
-import { type ChangeOp, type ChangeRequestEvent, isClosed, requestsOf } from './ops.js';
+import { type ChangeOp, type ChangeRequestEvent, isClosed } from './ops.js';
 import {
   type ChangePlanOp,
   conflictError,
@@ -55,7 +55,7 @@ export class ChangeRequestService {
   /** The environment's requests, newest first; of one state when given. */
   list(env: Environment, state?: string): Promise<ChangeRequest[]> {
     return this.#ledger.readSettled(env.id, () =>
-      [...requestsOf(env).values()]
+      [...(env.changeRequests?.values() ?? [])]
         .filter((cr) => state === undefined || cr.state === state)
         .sort((a, b) =>
           a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : -1,
@@ -75,7 +75,7 @@ export class ChangeRequestService {
   create(env: Environment, input: CreateChangeRequestInput, actor: Actor): Promise<ChangeRequest> {
     return this.#write(env, () => {
       let open = 0;
-      for (const cr of requestsOf(env).values()) if (!isClosed(cr)) open++;
+      for (const cr of env.changeRequests?.values() ?? []) if (!isClosed(cr)) open++;
       if (open >= OPEN_LIMIT)
         throw new ApiError(
           409,

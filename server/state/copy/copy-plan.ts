@@ -12,7 +12,7 @@
  * prerequisites the target would not have, and one whose copy would remove a variant that a flag
  * of the target the copy leaves as it is lists as a prerequisite. A copy never deletes a flag.
  */
-import type { Clause } from '../../../src/core/targeting/types.js';
+import { type Clause, TARGETING_FIELDS } from '../../../src/core/targeting/types.js';
 import {
   type PatternCheck,
   TargetingInvalid,
@@ -22,7 +22,13 @@ import {
 import { flagDeliveries } from '../flags/events.js';
 import { historyEntry } from '../flags/history.js';
 import { type FlagOp, flagCommitOf } from '../flags/ops.js';
-import { CHANGEABLE_FIELDS, sameJson, variantNames } from '../flags/targeting.js';
+import {
+  CHANGEABLE_FIELDS,
+  prerequisiteUsers,
+  removedVariants,
+  sameJson,
+  variantNames,
+} from '../flags/targeting.js';
 import { nameOf } from '../kernel/env-names.js';
 import { newRuleId } from '../kernel/ids.js';
 import type { Actor, Environment, HistoryEntry, StoredFlag, StoredSegment } from '../kernel/model.js';
@@ -72,17 +78,6 @@ export interface CopyContext {
   actor: Actor;
   now: string;
 }
-
-/** The fields of a flag a copy sets from the source (besides the type, which must match). */
-const TARGETING = [
-  'variants',
-  'offVariant',
-  'fallthrough',
-  'targets',
-  'rules',
-  'prerequisites',
-  'salt',
-] as const;
 
 const envRef = (env: Environment): EnvRef => ({
   project: env.project,
@@ -196,16 +191,10 @@ function dependentConflict(
   afters: ReadonlyMap<string, StoredFlag>,
   after: StoredFlag,
 ): string | undefined {
-  const before = target.flags.get(after.key)?.variants;
-  if (!before) return undefined;
-  const removed = Object.keys(before).filter((name) => !Object.hasOwn(after.variants ?? {}, name));
   const users: string[] = [];
-  for (const variant of removed)
-    for (const other of target.flags.values())
-      if (
-        !afters.has(other.key) &&
-        other.prerequisites?.some((p) => p.flag === after.key && p.variants.includes(variant))
-      )
+  for (const variant of removedVariants(target.flags.get(after.key)?.variants, after.variants))
+    for (const other of prerequisiteUsers(target, after.key, variant))
+      if (!afters.has(other.key))
         users.push(`variant ${JSON.stringify(variant)} by flag ${JSON.stringify(other.key)}`);
   if (!users.length) return undefined;
   return `it would remove variants that ${nameOf(target)} uses as prerequisites (${users.join(', ')}); copy those flags too, or change them there first`;
@@ -219,7 +208,7 @@ function copied(from: StoredFlag, into: StoredFlag | undefined, now: string): St
   after.description = source.description;
   if (source.type === 'rollout') after.percentage = source.percentage ?? 0;
   const fields = after as unknown as Record<string, unknown>;
-  for (const field of TARGETING) {
+  for (const field of TARGETING_FIELDS) {
     if (source[field] === undefined) delete fields[field];
     else fields[field] = source[field];
   }
@@ -251,7 +240,7 @@ function targetingConflict(
   patterns: PatternCheck | undefined,
 ): string | undefined {
   const body: Record<string, unknown> = {};
-  for (const field of TARGETING) if (flag[field] !== undefined) body[field] = flag[field];
+  for (const field of TARGETING_FIELDS) if (flag[field] !== undefined) body[field] = flag[field];
   try {
     validateFlagTargeting(
       body,

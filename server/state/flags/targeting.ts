@@ -99,7 +99,24 @@ function replaceVariants(flag: StoredFlag, variants: Record<string, JsonValue>):
     flag.offVariant ??= first;
     flag.fallthrough ??= { variant: first };
   }
-  return Object.keys(old).filter((name) => !Object.hasOwn(variants, name));
+  return removedVariants(old, variants);
+}
+
+/** The variant names of `before` that `after` no longer has. */
+export function removedVariants(
+  before: Record<string, JsonValue> | undefined,
+  after: Record<string, JsonValue> | undefined,
+): string[] {
+  return Object.keys(before ?? {}).filter((name) => !Object.hasOwn(after ?? {}, name));
+}
+
+/** The flags of `env` other than `key` that list variant `variant` of flag `key` as a prerequisite. */
+export function prerequisiteUsers(env: Environment, key: string, variant: string): StoredFlag[] {
+  const out: StoredFlag[] = [];
+  for (const other of env.flags.values())
+    if (other.key !== key && other.prerequisites?.some((p) => p.flag === key && p.variants.includes(variant)))
+      out.push(other);
+  return out;
 }
 
 /** Whether `serve` names `variant`: `'variant'`, `'split'` (a slice of it), or not at all. */
@@ -121,12 +138,8 @@ export function variantUsers(env: Environment, flag: StoredFlag, variant: string
     if (how) users.push(how === 'split' ? `the split of ${name}` : name);
   });
   if (flag.targets?.some((t) => t.variant === variant)) users.push('the targets');
-  for (const other of env.flags.values())
-    if (
-      other.key !== flag.key &&
-      other.prerequisites?.some((p) => p.flag === flag.key && p.variants.includes(variant))
-    )
-      users.push(`the prerequisite of flag ${JSON.stringify(other.key)}`);
+  for (const other of prerequisiteUsers(env, flag.key, variant))
+    users.push(`the prerequisite of flag ${JSON.stringify(other.key)}`);
   return users;
 }
 
